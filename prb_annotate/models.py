@@ -1,0 +1,300 @@
+"""Rows and single-object rules. Workflows that touch several models live in their own modules
+(importing, assignment, annotating, audit, exporting)."""
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+def default_quality_criteria() -> list[str]:
+    return ["correctness", "relevance", "helpfulness"]
+
+
+def new_invite_token() -> str:
+    # 256 bits from the OS generator: unguessable, and URL-safe for invite links.
+    return secrets.token_urlsafe(32)
+
+
+class Dataset(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    source = models.CharField(max_length=1000, blank=True)
+    description = models.TextField(blank=True)
+    imported_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Pair(models.Model):
+    """One preference record: a question with a chosen and a rejected answer."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="pairs")
+    external_id = models.CharField(max_length=255)
+    category = models.CharField(max_length=200, blank=True)
+    question = models.TextField()
+    profile = models.JSONField(default=list, blank=True)
+    rubric_aspects = models.JSONField(default=list, blank=True)
+    narrative = models.TextField(blank=True)
+    chosen = models.TextField()
+    rejected = models.TextField()
+    # Record fields we do not model, given back unchanged on export.
+    extra = models.JSONField(default=dict, blank=True)
+    content_hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["dataset", "external_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dataset", "external_id"], name="pair_unique_external_id"
+            )
+        ]
+        indexes = [models.Index(fields=["dataset", "category"], name="pair_dataset_category")]
+
+    def __str__(self) -> str:
+        return f"{self.dataset_id}:{self.external_id}"
+
+
+class Campaign(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        ACTIVE = "active"
+        PAUSED = "paused"
+        CLOSED = "closed"
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="campaigns")
+    name = models.CharField(max_length=200, unique=True)
+    guidelines = models.TextField(blank=True, help_text="Markdown shown to annotators.")
+    annotations_per_pair = models.PositiveSmallIntegerField(default=3)
+    reservation_minutes = models.PositiveIntegerField(default=30)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    quality_criteria = models.JSONField(default=default_quality_criteria)
+    rating_scale_max = models.PositiveSmallIntegerField(default=5)
+    # A pair is validated when both answers reach this median on every criterion ...
+    quality_threshold = models.FloatField(default=4.0)
+    # ... and a strict majority of annotators agree (share of annotations, > this value).
+    majority_threshold = models.FloatField(default=0.5)
+    # Annotators whose gold accuracy falls below this are left out of the audit (None: keep all).
+    min_gold_accuracy = models.FloatField(null=True, blank=True)
+    gold_rate = models.FloatField(default=0.0)
+    seed = models.IntegerField(default=0)
+    quota_per_annotator = models.PositiveIntegerField(null=True, blank=True)
+    invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
+    completion_url = models.URLField(max_length=1000, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == self.Status.ACTIVE
+
+
+class CampaignItem(models.Model):
+    class Kind(models.TextChoices):
+        REGULAR = "regular"
+        GOLD = "gold"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
+    pair = models.ForeignKey(Pair, on_delete=models.PROTECT, related_name="campaign_items")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.REGULAR)
+    # Gold items: the expected answers in dataset orientation, e.g.
+    # {"rubric_fit": "chosen", "differentiator": "preference"}.
+    gold_answers = models.JSONField(null=True, blank=True)
+    # Raised by the audit when a split vote asks for one more annotator (k + extra).
+    extra_annotations = models.PositiveSmallIntegerField(default=0)
+    # Seeded random rank that breaks ties in the queue reproducibly.
+    order_key = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["campaign", "order_key", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "pair"], name="item_unique_pair")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id}:{self.pair_id}"
+
+    def target_annotations(self) -> int:
+        return self.campaign.annotations_per_pair + self.extra_annotations
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        ANNOTATOR = "annotator"
+        MANAGER = "manager"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.ANNOTATOR)
+    participant_id = models.CharField(max_length=200, blank=True)
+    study_id = models.CharField(max_length=200, blank=True)
+    session_id = models.CharField(max_length=200, blank=True)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user"], name="membership_unique_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}@{self.campaign_id} ({self.role})"
+
+
+class Assignment(models.Model):
+    """One item handed to one annotator. Progress is a query over these rows."""
+
+    class Status(models.TextChoices):
+        RESERVED = "reserved"
+        SUBMITTED = "submitted"
+        EXPIRED = "expired"
+        SKIPPED = "skipped"
+
+    class Position(models.TextChoices):
+        A = "A"
+        B = "B"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey(CampaignItem, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    # Which side (A or B) shows the dataset's chosen answer to this annotator.
+    chosen_position = models.CharField(max_length=1, choices=Position.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RESERVED)
+    reserved_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    skip_reason = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["reserved_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "annotator"], name="assignment_unique_annotator"
+            )
+        ]
+        indexes = [
+            models.Index(
+                fields=["campaign", "annotator", "status"], name="assignment_by_annotator"
+            ),
+            models.Index(fields=["item", "status"], name="assignment_by_item"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item_id}->{self.annotator_id} ({self.status})"
+
+
+class Annotation(models.Model):
+    """A submitted judgement, in dataset orientation (chosen / rejected, never A / B).
+
+    Revisions are kept: each submit for the same assignment adds a row and only the newest has
+    ``is_current``.
+    """
+
+    class RubricFit(models.TextChoices):
+        CHOSEN = "chosen"
+        REJECTED = "rejected"
+        TIE = "tie"
+
+    class Differentiator(models.TextChoices):
+        PREFERENCE = "preference", "personal preference"
+        QUALITY = "quality", "general quality"
+        BOTH = "both"
+        NONE = "none", "no real difference"
+
+    class Confidence(models.TextChoices):
+        LOW = "low"
+        MEDIUM = "medium"
+        HIGH = "high"
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="annotations")
+    revision = models.PositiveIntegerField(default=1)
+    is_current = models.BooleanField(default=True)
+    # {criterion: rating} for each answer of the pair.
+    quality_chosen = models.JSONField(default=dict)
+    quality_rejected = models.JSONField(default=dict)
+    rubric_fit = models.CharField(max_length=10, choices=RubricFit.choices)
+    differentiator = models.CharField(max_length=10, choices=Differentiator.choices)
+    confidence = models.CharField(max_length=10, choices=Confidence.choices)
+    comment = models.TextField(blank=True)
+    flagged = models.BooleanField(default=False)
+    time_on_task_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Sent by the client with each submit: a re-sent request with the same token is harmless.
+    client_token = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["assignment", "revision"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "revision"], name="annotation_unique_revision"
+            ),
+            models.UniqueConstraint(
+                fields=["assignment"],
+                condition=Q(is_current=True),
+                name="annotation_one_current",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment_id} r{self.revision}"
+
+    def rubric_fit_as_position(self, chosen_position: str) -> str:
+        """The answer as the annotator saw it: A, B or tie."""
+        if self.rubric_fit == self.RubricFit.TIE:
+            return "tie"
+        other = "B" if chosen_position == "A" else "A"
+        return chosen_position if self.rubric_fit == self.RubricFit.CHOSEN else other
+
+
+class EvaluationRun(models.Model):
+    """A reward model scored on a subset of a campaign's pairs."""
+
+    class Subset(models.TextChoices):
+        VALIDATED = "validated"
+        EXCLUDED = "excluded"
+        ALL = "all"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="evaluation_runs")
+    model_name = models.CharField(max_length=1000)
+    mode = models.CharField(max_length=20, default="question")
+    subset = models.CharField(max_length=10, choices=Subset.choices, default=Subset.ALL)
+    settings = models.JSONField(default=dict, blank=True)
+    summary = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.model_name} on {self.campaign_id} ({self.subset})"
+
+
+class PairScore(models.Model):
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="scores")
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="scores")
+    score_chosen = models.FloatField()
+    score_rejected = models.FloatField()
+    verdict = models.CharField(max_length=20, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "pair"], name="score_unique_pair")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}:{self.pair_id}"

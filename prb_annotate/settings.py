@@ -1,0 +1,167 @@
+"""Settings for prb-annotate, read from the environment.
+
+SQLite is the embedded default (a file in ``var/``); ``DATABASE_URL`` selects PostgreSQL for
+real campaigns. Everything a deployment changes is an environment variable.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+import django_stubs_ext
+
+# Lets the admin and generic views be subscripted with their model type at run time.
+django_stubs_ext.monkeypatch()
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def envbool(name: str, default: str) -> bool:
+    return os.environ.get(name, default).strip().lower() in {"1", "true", "yes", "on"}
+
+
+def envint(name: str, default: str) -> int:
+    return int(os.environ.get(name, default))
+
+
+def envlist(name: str, default: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+DEBUG = envbool("DEBUG", "false")
+# The fallback key only serves the demo and the tests; production must set SECRET_KEY.
+SECRET_KEY = os.environ.get("SECRET_KEY", "insecure-demo-key-set-SECRET_KEY-in-production")
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "prb_annotate",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "prb_annotate.urls"
+WSGI_APPLICATION = "prb_annotate.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATA_DIR = Path(os.environ.get("PRB_DATA_DIR", str(BASE_DIR / "var")))
+DEFAULT_SQLITE_URL = f"sqlite:///{DATA_DIR / 'prb_annotate.sqlite3'}"
+if "DATABASE_URL" not in os.environ:
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def database_settings(url: str) -> dict[str, Any]:
+    config: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=60))
+    # Each test run gets its own database name so that concurrent runs on one machine
+    # (several checkouts, CI beside a developer) never drop each other's database.
+    test_suffix = os.environ.get("PRB_TEST_DB_SUFFIX", str(os.getpid()))
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        config["OPTIONS"] = {
+            # IMMEDIATE takes the write lock when a transaction starts, so two writers queue on
+            # the busy timeout instead of one failing with "database is locked" mid-transaction.
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 30,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+        # A file, not Django's shared in-memory database: WAL and the busy timeout then behave
+        # in the tests exactly as in production (threads get real connections and locks).
+        config["TEST"] = {
+            "NAME": str(Path(tempfile.gettempdir()) / f"prb_test_{test_suffix}.sqlite3")
+        }
+        config["CONN_MAX_AGE"] = 0
+    else:
+        config["TEST"] = {"NAME": f"test_prb_{test_suffix}"}
+    return config
+
+
+DATABASES = {"default": database_settings(os.environ.get("DATABASE_URL", DEFAULT_SQLITE_URL))}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+DATA_UPLOAD_MAX_MEMORY_SIZE = envint("PRB_UPLOAD_MAX_BYTES", str(50 * 1024 * 1024))
+
+SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", "false")
+CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", "false")
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "prb-annotate API",
+    "DESCRIPTION": "Annotation campaigns, agreement audits and validated exports "
+    "for personalized preference datasets.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# Import limits: a text field longer than this is reported as an error, not stored.
+PRB_MAX_TEXT_CHARS = envint("PRB_MAX_TEXT_CHARS", "100000")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}
+
+# Serve app static files straight from the app folders too, so the demo needs no collectstatic;
+# production still runs collectstatic and serves the compressed copies.
+WHITENOISE_USE_FINDERS = True

@@ -1,0 +1,21 @@
+"""URL map. Each area's views module owns its ``urlpatterns``; this file only mounts them."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from prb_annotate.views import home
+
+urlpatterns = [
+    path("", home.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("datasets/", include("prb_annotate.views.browser")),
+    path("campaigns/", include("prb_annotate.views.campaigns")),
+    path("campaigns/", include("prb_annotate.views.audit")),
+    path("campaigns/", include("prb_annotate.views.exports")),
+    path("campaigns/", include("prb_annotate.views.evaluations")),
+    path("", include("prb_annotate.views.annotate")),
+    path("api/", include("prb_annotate.api.urls")),
+]

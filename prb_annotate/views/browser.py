@@ -1,0 +1,61 @@
+"""Dataset browser for managers: datasets, their pairs, one pair in full."""
+
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import path
+
+from prb_annotate.access import staff_required
+from prb_annotate.models import Dataset, Pair
+
+PAIRS_PER_PAGE = 50
+
+
+@staff_required
+def dataset_list(request: HttpRequest) -> HttpResponse:
+    datasets = Dataset.objects.annotate(pair_count=Count("pairs")).order_by("name")
+    return render(request, "prb_annotate/dataset_list.html", {"datasets": datasets})
+
+
+@staff_required
+def dataset_detail(request: HttpRequest, dataset_id: int) -> HttpResponse:
+    dataset = get_object_or_404(Dataset, pk=dataset_id)
+    categories = dataset.pairs.values("category").annotate(count=Count("id")).order_by("category")
+    pairs = dataset.pairs.only("id", "external_id", "category", "question").order_by("external_id")
+    category = request.GET.get("category", "")
+    if category:
+        pairs = pairs.filter(category=category)
+    query = request.GET.get("q", "").strip()
+    if query:
+        pairs = pairs.filter(
+            Q(external_id__icontains=query)
+            | Q(question__icontains=query)
+            | Q(chosen__icontains=query)
+            | Q(rejected__icontains=query)
+        )
+    page = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "dataset": dataset,
+        "categories": categories,
+        "page": page,
+        "category": category,
+        "query": query,
+        "total": sum(row["count"] for row in categories),
+    }
+    return render(request, "prb_annotate/dataset_detail.html", context)
+
+
+@staff_required
+def pair_detail(request: HttpRequest, dataset_id: int, pair_id: int) -> HttpResponse:
+    pair = get_object_or_404(
+        Pair.objects.select_related("dataset"), pk=pair_id, dataset_id=dataset_id
+    )
+    return render(request, "prb_annotate/pair_detail.html", {"pair": pair})
+
+
+urlpatterns = [
+    path("", dataset_list, name="dataset_list"),
+    path("<int:dataset_id>/", dataset_detail, name="dataset_detail"),
+    path("<int:dataset_id>/pairs/<int:pair_id>/", pair_detail, name="pair_detail"),
+]

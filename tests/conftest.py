@@ -1,0 +1,81 @@
+"""Shared test set-up: named users created once per test, and small real datasets.
+
+Every test runs against the real database chosen by ``DATABASE_URL`` (SQLite by default,
+PostgreSQL in CI's second pass).
+"""
+
+import hashlib
+from collections.abc import Callable
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from prb_annotate.models import Dataset, Pair
+
+PASSWORD = "correct-horse-battery"
+
+
+def make_user(username: str, *, staff: bool = False) -> User:
+    return User.objects.create_user(username, password=PASSWORD, is_staff=staff)
+
+
+@pytest.fixture
+def manager(db: None) -> User:
+    """Staff: manages every dataset and campaign."""
+    return make_user("manager", staff=True)
+
+
+@pytest.fixture
+def annotator(db: None) -> User:
+    return make_user("alice")
+
+
+@pytest.fixture
+def other_annotator(db: None) -> User:
+    return make_user("bob")
+
+
+@pytest.fixture
+def outsider(db: None) -> User:
+    """Logged in, but member of nothing."""
+    return make_user("mallory")
+
+
+@pytest.fixture
+def login() -> Callable[[User], Client]:
+    def _login(user: User) -> Client:
+        client = Client()
+        client.force_login(user)
+        return client
+
+    return _login
+
+
+def make_pairs(dataset: Dataset, count: int, *, category: str = "Lifestyle") -> list[Pair]:
+    """``count`` small but complete pairs in the official schema, ids p0000, p0001, ..."""
+    pairs = []
+    for index in range(count):
+        external_id = f"p{index:04d}"
+        pairs.append(
+            Pair(
+                dataset=dataset,
+                external_id=external_id,
+                category=category,
+                question=f"Question {index}: how should I plan my week?",
+                profile=[{"id": f"{external_id}-post", "category": category, "text": "I run."}],
+                rubric_aspects=[{"aspect": "brevity", "evidence": "short posts", "reason": "busy"}],
+                narrative="I want a short plan.",
+                chosen=f"A short plan number {index}.",
+                rejected=f"A long, detailed plan number {index} with many sections.",
+                content_hash=hashlib.sha256(external_id.encode()).hexdigest(),
+            )
+        )
+    return Pair.objects.bulk_create(pairs)
+
+
+@pytest.fixture
+def dataset(db: None) -> Dataset:
+    dataset = Dataset.objects.create(name="demo", source="tests")
+    make_pairs(dataset, 12)
+    return dataset
