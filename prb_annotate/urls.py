@@ -17,5 +17,6 @@ urlpatterns = [
     path("campaigns/", include("prb_annotate.views.exports")),
     path("campaigns/", include("prb_annotate.views.evaluations")),
     path("", include("prb_annotate.views.annotate")),
+    path("api/", include("prb_annotate.api.work_urls")),
     path("api/", include("prb_annotate.api.urls")),
 ]
