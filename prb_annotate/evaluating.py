@@ -1,0 +1,107 @@
+"""Reward-model runs over a campaign's pairs, stored as EvaluationRun and PairScore rows.
+
+The scorer is the plain-Python ``evaluation`` package. It, and torch with it, is imported only
+when a run starts, so the web app never loads torch.
+
+Each scored record carries the pair's audit subset as the label ``audit.subset`` (``validated``
+or ``excluded``; an undecided pair counts as excluded, as in exports), so one run reports
+accuracy on all pairs and on both subsets side by side.
+"""
+
+from typing import Any
+
+from django.db import transaction
+
+from prb_annotate.auditing import PairVerdict, campaign_verdicts
+from prb_annotate.models import Campaign, EvaluationRun, Pair, PairScore
+from prb_annotate.records import pair_to_record
+
+SUBSET_LABEL = "audit.subset"
+SUBSETS = ("validated", "excluded")
+
+
+def audit_subset(verdict: PairVerdict) -> str:
+    return "validated" if verdict.verdict == "validated" else "excluded"
+
+
+def pairs_in_subset(
+    campaign: Campaign, subset: str, verdicts: dict[int, PairVerdict]
+) -> list[Pair]:
+    """The campaign's regular pairs in ``subset`` (validated / excluded / all), by record id."""
+    if subset not in (*SUBSETS, "all"):
+        raise ValueError(f"unknown subset {subset!r}: use validated, excluded or all")
+    wanted = [
+        pair_id
+        for pair_id, verdict in verdicts.items()
+        if subset == "all" or audit_subset(verdict) == subset
+    ]
+    return list(Pair.objects.filter(pk__in=wanted).order_by("external_id"))
+
+
+def scoring_record(pair: Pair, verdict: PairVerdict) -> dict[str, Any]:
+    record = pair_to_record(pair)
+    record["audit"] = {"subset": audit_subset(verdict), "verdict": verdict.verdict}
+    return record
+
+
+def evaluate_campaign(
+    campaign: Campaign, *, model: str, subset: str = "all", **options: Any
+) -> EvaluationRun:
+    """Score the campaign's pairs in ``subset`` with ``model`` and store the run.
+
+    ``options`` are :class:`evaluation.config.ScoreConfig` fields (``mode``, ``top_k``,
+    ``judge``, ``device``, ``dtype``, ...). Nothing is stored when scoring fails.
+    """
+    from evaluation.config import ScoreConfig
+    from evaluation.scoring import score_records
+
+    verdicts = campaign_verdicts(campaign)
+    pairs = pairs_in_subset(campaign, subset, verdicts)
+    if not pairs:
+        raise ValueError(f"campaign {campaign.pk} has no {subset} pairs to score")
+    config = ScoreConfig(model=model, group_by=SUBSET_LABEL, **options)
+    result = score_records([scoring_record(pair, verdicts[pair.pk]) for pair in pairs], config)
+    return store_run(campaign, subset, config.mode, result, pairs, verdicts)
+
+
+@transaction.atomic
+def store_run(
+    campaign: Campaign,
+    subset: str,
+    mode: str,
+    result: Any,
+    pairs: list[Pair],
+    verdicts: dict[int, PairVerdict],
+) -> EvaluationRun:
+    summary = result.summary_dict()
+    run = EvaluationRun.objects.create(
+        campaign=campaign,
+        model_name=summary["settings"]["model"],
+        mode=mode,
+        subset=subset,
+        settings=summary["settings"],
+        summary=summary,
+    )
+    # The scorer returns pairs in input order, so position i is pairs[i].
+    PairScore.objects.bulk_create(
+        PairScore(
+            run=run,
+            pair=pair,
+            score_chosen=score.chosen_score,
+            score_rejected=score.rejected_score,
+            outcome=score.outcome,
+            verdict=verdicts[pair.pk].verdict,
+            details=score.as_dict(),
+        )
+        for pair, score in zip(pairs, result.pairs, strict=True)
+    )
+    return run
+
+
+def accuracy_rows(run: EvaluationRun) -> list[dict[str, Any]]:
+    """Accuracy on all scored pairs, then on each subset the run covered, for display."""
+    accuracy = run.summary.get("accuracy", {})
+    rows = [{"subset": "all scored", **accuracy.get("overall", {})}]
+    by_group = accuracy.get("by_group", {})
+    rows += [{"subset": name, **by_group[name]} for name in SUBSETS if name in by_group]
+    return rows

@@ -1,0 +1,91 @@
+"""Demo data for a first look: the demo dataset, four users and an active campaign.
+
+Safe to run again: existing rows are kept, demo passwords are reset to the printed ones.
+"""
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import transaction
+
+from prb_annotate.campaigns import add_member, create_campaign
+from prb_annotate.importing import import_path
+from prb_annotate.models import Campaign, Dataset
+
+DEMO_FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "prb_demo.jsonl"
+DEMO_DATASET = "prb-demo"
+DEMO_CAMPAIGN = "PRB demo validation"
+DEMO_MANAGER = ("manager", "manager-demo-pass")
+DEMO_ANNOTATORS = [
+    ("alice", "alice-demo-pass"),
+    ("bob", "bob-demo-pass"),
+    ("carol", "carol-demo-pass"),
+]
+DEMO_GUIDELINES = """\
+## How to judge a pair
+
+1. **Rate each response on its own** for correctness, relevance and helpfulness, ignoring
+   what this particular user prefers. A 4 or 5 means you would be happy to give it to anyone.
+2. **Pick the response that fits this user** best, using their rubric, narrative and past posts.
+3. **Say what mainly separates them**: personal preference (both are good, they differ in style,
+   depth, tone or focus that this user cares about), general quality (one is simply worse),
+   both, or no real difference.
+
+Flag a pair as unusable if it is broken (truncated text, wrong language, offensive content).
+"""
+
+
+def ensure_user(username: str, password: str, *, staff: bool = False) -> User:
+    user, _ = User.objects.get_or_create(username=username)
+    user.is_staff = staff
+    user.is_superuser = staff
+    user.set_password(password)
+    user.save()
+    return user
+
+
+class Command(BaseCommand):
+    help = "Create the demo dataset, demo users and an active demo campaign (idempotent)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--fixture", type=Path, default=DEMO_FIXTURE)
+
+    @transaction.atomic
+    def handle(self, *args: Any, **options: Any) -> None:
+        dataset = Dataset.objects.filter(name=DEMO_DATASET).first()
+        if dataset is None:
+            report = import_path(options["fixture"], DEMO_DATASET)
+            dataset = report.dataset
+            self.stdout.write(f"Imported {options['fixture'].name}: {report.summary}")
+        manager = ensure_user(*DEMO_MANAGER, staff=True)
+        annotators = [ensure_user(name, password) for name, password in DEMO_ANNOTATORS]
+
+        campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).first()
+        if campaign is None:
+            campaign = create_campaign(
+                dataset,
+                DEMO_CAMPAIGN,
+                k=3,
+                seed=2026,
+                created_by=manager,
+                guidelines=DEMO_GUIDELINES,
+                activate=True,
+            )
+        add_member(campaign, manager, role="manager")
+        for annotator in annotators:
+            add_member(campaign, annotator)
+        self.print_logins(campaign)
+
+    def print_logins(self, campaign: Campaign) -> None:
+        write = self.stdout.write
+        write("")
+        write(f"Demo campaign #{campaign.pk} '{campaign.name}' is {campaign.status}.")
+        write("Open http://127.0.0.1:8000/ and log in as:")
+        write(f"  manager    {DEMO_MANAGER[0]} / {DEMO_MANAGER[1]}   (datasets, dashboard, audit)")
+        for name, password in DEMO_ANNOTATORS:
+            write(f"  annotator  {name} / {password}")
+        write(f"Invite link for new annotators: http://127.0.0.1:8000/join/{campaign.invite_token}/")
+        write("")
