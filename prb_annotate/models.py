@@ -286,10 +286,15 @@ class EvaluationRun(models.Model):
 
 
 class PairScore(models.Model):
+    """One pair's result in a run. A judge may leave scores empty (its reply named no answer)."""
+
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="scores")
     pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="scores")
-    score_chosen = models.FloatField()
-    score_rejected = models.FloatField()
+    score_chosen = models.FloatField(null=True, blank=True)
+    score_rejected = models.FloatField(null=True, blank=True)
+    # correct / wrong / tie / unparsed, as the scorer reports it.
+    outcome = models.CharField(max_length=20)
+    # The pair's audit verdict when the run was made: validated / excluded / undecided.
     verdict = models.CharField(max_length=20, blank=True)
     details = models.JSONField(default=dict, blank=True)
 

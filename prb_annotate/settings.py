@@ -102,7 +102,6 @@ def database_settings(url: str) -> dict[str, Any]:
         config["TEST"] = {
             "NAME": str(Path(tempfile.gettempdir()) / f"prb_test_{test_suffix}.sqlite3")
         }
-        config["CONN_MAX_AGE"] = 0
     else:
         config["TEST"] = {"NAME": f"test_prb_{test_suffix}"}
     return config
@@ -140,9 +139,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, documenting the 4xx answers and their shared error body too.
+    "DEFAULT_SCHEMA_CLASS": "prb_annotate.api.schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
+    # Every 4xx body is {"detail": ..., "errors": {field: [messages]}}.
+    "EXCEPTION_HANDLER": "prb_annotate.api.errors.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "prb-annotate API",

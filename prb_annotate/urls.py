@@ -2,9 +2,13 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, register_converter
 
+from prb_annotate.converters import RowId
 from prb_annotate.views import home
+
+# Before the includes below: every area's patterns use it for row ids.
+register_converter(RowId, "row_id")
 
 urlpatterns = [
     path("", home.home, name="home"),

@@ -16,6 +16,14 @@ from prb_annotate.models import Dataset, Pair
 PASSWORD = "correct-horse-battery"
 
 
+def pytest_configure() -> None:
+    """A fast password hasher: PBKDF2's deliberate slowness costs about a second per test user
+    on a busy machine and tests nothing of ours (Django's docs recommend this for tests)."""
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def make_user(username: str, *, staff: bool = False) -> User:
     return User.objects.create_user(username, password=PASSWORD, is_staff=staff)
 

@@ -31,7 +31,8 @@ def test_it_lists_datasets_with_counts_per_category(dataset: Dataset, manager, l
     Pair.objects.filter(dataset=dataset, external_id__in=["p0000", "p0001"]).update(category="Art")
     client = login(manager)
     listing = client.get(reverse("dataset_list")).content.decode()
-    assert "demo" in listing and "other" in listing
+    assert "demo" in listing
+    assert "other" in listing
     detail = client.get(reverse("dataset_detail", args=[dataset.pk]))
     counts = {row["category"]: row["count"] for row in detail.context["categories"]}
     assert counts == {"Art": 2, "Lifestyle": 10}
@@ -61,3 +62,12 @@ def test_it_renders_hostile_model_text_inert(dataset: Dataset, manager, login) -
     assert "<img" not in html
     assert 'href="javascript:' not in html
     assert "&lt;script&gt;" in html
+
+
+def test_it_answers_404_for_ids_beyond_any_row(dataset: Dataset, manager, login) -> None:
+    """An id too long for a 64-bit column is no URL here, not a database overflow."""
+    client = login(manager)
+    huge = "9" * 25
+    assert client.get(f"/datasets/{huge}/").status_code == 404
+    assert client.get(f"/c/{huge}/").status_code == 404
+    assert client.get(f"/campaigns/{huge}/").status_code == 404

@@ -15,7 +15,6 @@ from django.urls import reverse
 
 from prb_annotate.models import EvaluationRun, PairScore
 from tests.audit_support import add_item, annotate_all, annotators, make_campaign
-from tests.conftest import make_pairs
 from tests.evaluation import tiny
 
 VALID = {"fit": "chosen", "differentiator": "preference"}
@@ -64,7 +63,8 @@ def test_it_stores_a_run_with_one_score_per_pair(scored_campaign, feature_model_
     assert accuracy["overall"]["accuracy"] == pytest.approx(4 / 6)
     assert accuracy["by_group"]["validated"]["accuracy"] == pytest.approx(3 / 4)
     assert accuracy["by_group"]["excluded"]["accuracy"] == pytest.approx(1 / 2)
-    assert "validated" in out.getvalue() and "75.0%" in out.getvalue()
+    assert "validated" in out.getvalue()
+    assert "75.0%" in out.getvalue()
 
 
 def test_it_scores_only_the_subset_asked_for(scored_campaign, feature_model_dir):
@@ -103,7 +103,9 @@ def test_it_shows_runs_to_managers_only(
     page = login(manager).get(url)
     html = page.content.decode()
     assert str(feature_model_dir) in html
-    assert "66.7%" in html and "75.0%" in html and "50.0%" in html
+    assert "66.7%" in html
+    assert "75.0%" in html
+    assert "50.0%" in html
     assert login(annotator).get(url).status_code == 404
 
 

@@ -1,3 +1,77 @@
-from django.urls import URLPattern
+"""API URLs, mounted at ``api/`` (the annotator work endpoints are in ``work_urls``)."""
 
-urlpatterns: list[URLPattern] = []
+from django.urls import URLPattern, path, re_path
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from prb_annotate.api import docs, views
+from prb_annotate.models import Campaign
+
+urlpatterns: list[URLPattern] = [
+    path("", views.ApiRoot.as_view(), name="api_root"),
+    path("token/", obtain_auth_token, name="api_token"),
+    path("schema/", SpectacularAPIView.as_view(), name="api_schema"),
+    path("docs/", docs.api_docs, name="api_docs"),
+    path("datasets/", views.DatasetList.as_view(), name="api_dataset_list"),
+    path("datasets/<row_id:dataset_id>/", views.DatasetDetail.as_view(), name="api_dataset_detail"),
+    path("datasets/<row_id:dataset_id>/pairs/", views.PairList.as_view(), name="api_pair_list"),
+    path(
+        "datasets/<row_id:dataset_id>/pairs/<row_id:pair_id>/",
+        views.PairDetail.as_view(),
+        name="api_pair_detail",
+    ),
+    path("campaigns/", views.CampaignList.as_view(), name="api_campaign_list"),
+    path(
+        "campaigns/<row_id:campaign_id>/",
+        views.CampaignDetail.as_view(),
+        name="api_campaign_detail",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/start/",
+        views.CampaignStatusChange.as_view(target_status=Campaign.Status.ACTIVE),
+        name="api_campaign_start",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/pause/",
+        views.CampaignStatusChange.as_view(target_status=Campaign.Status.PAUSED),
+        name="api_campaign_pause",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/close/",
+        views.CampaignStatusChange.as_view(target_status=Campaign.Status.CLOSED),
+        name="api_campaign_close",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/members/",
+        views.MemberList.as_view(),
+        name="api_campaign_members",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/progress/",
+        views.CampaignProgressView.as_view(),
+        name="api_campaign_progress",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/audit/",
+        views.CampaignAuditView.as_view(),
+        name="api_campaign_audit",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/agreement/",
+        views.CampaignAgreementView.as_view(),
+        name="api_campaign_agreement",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/verdicts/",
+        views.VerdictList.as_view(),
+        name="api_campaign_verdicts",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/export/",
+        views.CampaignExportView.as_view(),
+        name="api_campaign_export",
+    ),
+    # Last: any other /api/.../ URL (a malformed id, say) gets the API's JSON 404, not the
+    # site's HTML page. Only paths ending in a slash, so that APPEND_SLASH still redirects.
+    re_path(r"^[\s\S]*/$", views.not_found),
+]

@@ -1,3 +1,12 @@
-from django.urls import URLPattern
+"""URLs of the annotator-work API (mounted under /api/)."""
 
-urlpatterns: list[URLPattern] = []
+from django.urls import path
+
+from prb_annotate.api import work
+
+urlpatterns = [
+    path("campaigns/<row_id:campaign_id>/next/", work.next_item, name="api_next"),
+    path("campaigns/<row_id:campaign_id>/my-progress/", work.my_progress, name="api_my_progress"),
+    path("assignments/<row_id:assignment_id>/submit/", work.submit_answers, name="api_submit"),
+    path("assignments/<row_id:assignment_id>/skip/", work.skip_item, name="api_skip"),
+]

@@ -1,3 +1,55 @@
-from django.urls import URLPattern
+"""The campaign audit for managers: agreement, verdicts, biases, annotators."""
 
-urlpatterns: list[URLPattern] = []
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import path
+from django.views.decorators.http import require_POST
+
+from prb_annotate import audit_render
+from prb_annotate.access import managed_campaign_or_404
+from prb_annotate.auditing import campaign_audit, request_extra_annotations
+
+
+def _resamples(request: HttpRequest) -> int:
+    """``?resamples=`` for a quicker look at a big campaign; 1,000 by default, at most 10,000."""
+    try:
+        return min(max(int(request.GET.get("resamples", 1000)), 0), 10_000)
+    except ValueError:
+        return 1000
+
+
+@login_required
+def campaign_audit_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    report = campaign_audit(campaign, resamples=_resamples(request))
+    split_votes = sum("undecided_split_vote" in row["reasons"] for row in report["verdicts"])
+    context = {**audit_render.context(report), "campaign": campaign, "split_votes": split_votes}
+    return render(request, "prb_annotate/audit.html", context)
+
+
+@login_required
+def campaign_audit_json(request: HttpRequest, campaign_id: int) -> JsonResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    return JsonResponse(campaign_audit(campaign, resamples=_resamples(request)))
+
+
+@require_POST
+@login_required
+def campaign_audit_request_extra(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    raised = request_extra_annotations(campaign)
+    messages.success(request, f"Asked one more annotator for {raised} split-vote pair(s).")
+    return redirect("campaign_audit", campaign_id=campaign.pk)
+
+
+urlpatterns = [
+    path("<row_id:campaign_id>/audit/", campaign_audit_page, name="campaign_audit"),
+    path("<row_id:campaign_id>/audit.json", campaign_audit_json, name="campaign_audit_json"),
+    path(
+        "<row_id:campaign_id>/audit/request-extra/",
+        campaign_audit_request_extra,
+        name="campaign_audit_request_extra",
+    ),
+]

@@ -56,6 +56,6 @@ def pair_detail(request: HttpRequest, dataset_id: int, pair_id: int) -> HttpResp
 
 urlpatterns = [
     path("", dataset_list, name="dataset_list"),
-    path("<int:dataset_id>/", dataset_detail, name="dataset_detail"),
-    path("<int:dataset_id>/pairs/<int:pair_id>/", pair_detail, name="pair_detail"),
+    path("<row_id:dataset_id>/", dataset_detail, name="dataset_detail"),
+    path("<row_id:dataset_id>/pairs/<row_id:pair_id>/", pair_detail, name="pair_detail"),
 ]

@@ -15,5 +15,5 @@ def campaign_evaluations(request: HttpRequest, campaign_id: int) -> HttpResponse
 
 
 urlpatterns = [
-    path("<int:campaign_id>/evaluations/", campaign_evaluations, name="campaign_evaluations"),
+    path("<row_id:campaign_id>/evaluations/", campaign_evaluations, name="campaign_evaluations"),
 ]

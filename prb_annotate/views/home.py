@@ -1,21 +1,30 @@
+from typing import cast
+
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from prb_annotate.access import is_staff
 from prb_annotate.models import Campaign, Dataset, Membership
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
+    user = cast(User, request.user)  # login_required
     memberships = (
-        Membership.objects.filter(user=request.user, role=Membership.Role.ANNOTATOR)
+        Membership.objects.filter(user=user, role=Membership.Role.ANNOTATOR)
         .exclude(campaign__status=Campaign.Status.DRAFT)
         .select_related("campaign")
         .order_by("campaign__name")
     )
+    staff = is_staff(user)
+    managed = Campaign.objects.all()
+    if not staff:
+        managed = managed.filter(memberships__user=user, memberships__role=Membership.Role.MANAGER)
     context = {
         "memberships": memberships,
-        "datasets": Dataset.objects.all() if request.user.is_staff else [],
-        "campaigns": Campaign.objects.all() if request.user.is_staff else [],
+        "datasets": Dataset.objects.all() if staff else [],
+        "campaigns": managed,
     }
     return render(request, "prb_annotate/home.html", context)

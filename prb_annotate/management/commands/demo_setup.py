@@ -87,5 +87,7 @@ class Command(BaseCommand):
         write(f"  manager    {DEMO_MANAGER[0]} / {DEMO_MANAGER[1]}   (datasets, dashboard, audit)")
         for name, password in DEMO_ANNOTATORS:
             write(f"  annotator  {name} / {password}")
-        write(f"Invite link for new annotators: http://127.0.0.1:8000/join/{campaign.invite_token}/")
+        write(
+            f"Invite link for new annotators: http://127.0.0.1:8000/join/{campaign.invite_token}/"
+        )
         write("")

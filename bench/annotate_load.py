@@ -1,0 +1,580 @@
+"""Annotation load: simulated annotators against the JSON API under gunicorn, on SQLite and
+PostgreSQL.
+
+    python bench/annotate_load.py                  # both databases, 8 and 32 annotators, 15 s
+    python bench/annotate_load.py --databases sqlite --annotators 8 --seconds 10
+    python bench/annotate_load.py --annotators 32 --think-ms 1000   # annotators who read
+    python bench/annotate_load.py --profile        # queries, commits and ms per operation
+
+Each (database, annotators) run gets a fresh database (a throwaway SQLite file, or the
+PostgreSQL database ``prb_bench_load``, dropped and created again), a campaign over synthetic
+pairs (k = 3), and a gunicorn on 127.0.0.1 with 2 workers. Every simulated annotator is a
+thread with its own ``requests.Session`` and API token, looping POST next -> POST submit until
+the time is up (after an unmeasured warm-up). Printed: cycles/s, p50/p95 of next, submit and
+the whole cycle, CPU per cycle of the web workers and of this load generator (they share the
+machine), PostgreSQL's transaction count per cycle (read-only ones included), and the
+invariants read back from the database afterwards: no regular item over k submitted, no item
+twice to one annotator, every accepted submit stored exactly once.
+
+With no pause between cycles, N annotators keep N requests in flight, so latency is N divided
+by throughput (Little's law); ``--think-ms`` gives the annotators reading time, as real ones
+have (about a minute per pair).
+
+``--profile`` runs in one process through Django's test client on a campaign already 60 %
+annotated and prints queries, commits (write transactions) and time per operation, with the
+SQL of the last one: what to reduce when the figures disappoint.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/prb_bench_load"
+CRITERIA = ["correctness", "relevance", "helpfulness"]
+
+
+# --- database set-up (runs in the child process) ------------------------------------------
+
+
+def setup_django(database_url: str) -> None:
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "prb_annotate.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def build_campaign(pairs: int, annotators: int, *, seed: int = 1) -> tuple[int, list[str]]:
+    """A campaign over ``pairs`` synthetic pairs with ``annotators`` members; their API tokens."""
+    from django.contrib.auth.models import User
+    from rest_framework.authtoken.models import Token
+
+    from fixtures.make_synthetic import synthetic_records
+    from prb_annotate.campaigns import add_member, create_campaign
+    from prb_annotate.models import Dataset, Pair
+
+    dataset = Dataset.objects.create(name="bench", source="synthetic")
+    rows = []
+    for record in synthetic_records(pairs, seed=seed):
+        text = json.dumps(record, sort_keys=True)
+        rows.append(
+            Pair(
+                dataset=dataset,
+                external_id=record["id"],
+                category=record["category"],
+                question=record["question"],
+                profile=record["profile"],
+                rubric_aspects=record["rubric_aspects"],
+                narrative=record["narrative"],
+                chosen=record["chosen"],
+                rejected=record["rejected"],
+                content_hash=hashlib.sha256(text.encode()).hexdigest(),
+            )
+        )
+    Pair.objects.bulk_create(rows, batch_size=500)
+    campaign = create_campaign(dataset, "load", k=3, seed=seed, activate=True)
+    tokens = []
+    for index in range(annotators):
+        user = User.objects.create_user(f"load{index:03d}")
+        add_member(campaign, user)
+        tokens.append(Token.objects.create(user=user).key)
+    return campaign.pk, tokens
+
+
+def form(assignment_id: int) -> dict[str, Any]:
+    data: dict[str, Any] = {f"quality_A_{c}": 5 for c in CRITERIA}
+    data.update({f"quality_B_{c}": 4 for c in CRITERIA})
+    data.update(
+        rubric_fit="A",
+        differentiator="preference",
+        confidence="high",
+        client_token=uuid.uuid4().hex,
+        time_on_task_ms=9000,
+    )
+    return data
+
+
+def invariants(campaign_id: int, accepted: list[int]) -> dict[str, int]:
+    """Read back from the database after the run."""
+    from django.db.models import Count, F, Q
+
+    from prb_annotate.models import Annotation, Assignment, CampaignItem
+
+    over = (
+        CampaignItem.objects.filter(campaign_id=campaign_id, kind=CampaignItem.Kind.REGULAR)
+        .annotate(n=Count("assignments", filter=Q(assignments__status="submitted")))
+        .filter(n__gt=F("campaign__annotations_per_pair") + F("extra_annotations"))
+        .count()
+    )
+    duplicates = (
+        Assignment.objects.filter(campaign_id=campaign_id)
+        .values("item_id", "annotator_id")
+        .annotate(n=Count("pk"))
+        .filter(n__gt=1)
+        .count()
+    )
+    stored = set(
+        Annotation.objects.filter(assignment__campaign_id=campaign_id).values_list("pk", flat=True)
+    )
+    submitted = Assignment.objects.filter(campaign_id=campaign_id, status="submitted")
+    without_one_current = (
+        submitted.annotate(n=Count("annotations", filter=Q(annotations__is_current=True)))
+        .exclude(n=1)
+        .count()
+    )
+    return {
+        "over_assigned": over,
+        "duplicates": duplicates,
+        "lost": len(set(accepted) - stored) + without_one_current,
+        "double_counted": len(accepted) - len(set(accepted)) + len(stored - set(accepted)),
+        "submitted": submitted.count(),
+    }
+
+
+# --- load run (child process) -------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_gunicorn(database_url: str, port: int, threads: int) -> subprocess.Popen[bytes]:
+    env = dict(
+        os.environ, DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="prb_annotate.settings"
+    )
+    command = [
+        sys.executable, "-m", "gunicorn", "prb_annotate.wsgi",
+        "-w", "2", "--threads", str(threads), "-b", f"127.0.0.1:{port}",
+        "--log-level", "warning",
+    ]  # fmt: skip
+    server = subprocess.Popen(command, cwd=ROOT, env=env)
+    import requests
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            # A few requests, so that both workers have loaded Django before the clock starts.
+            for _ in range(4):
+                requests.get(f"http://127.0.0.1:{port}/login/", timeout=10)
+            return server
+        except requests.RequestException:
+            time.sleep(0.2)
+    server.terminate()
+    server.wait(timeout=30)
+    raise RuntimeError("gunicorn did not start")
+
+
+def workers_cpu_seconds(master_pid: int) -> float:
+    """User + system CPU of gunicorn's worker processes so far (Linux /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == master_pid:  # field 4 of stat: the parent pid
+            total += int(fields[11]) + int(fields[12])  # fields 14 and 15: utime, stime
+    return total / ticks
+
+
+def calibration_seconds() -> float:
+    """Seconds for a fixed pure-Python loop: how fast this machine runs Python right now."""
+    started = time.perf_counter()
+    total = 0
+    for number in range(5_000_000):
+        total += number
+    return time.perf_counter() - started
+
+
+def pg_commits(database_url: str) -> int | None:
+    if not database_url.startswith("postgres"):
+        return None
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+        )
+        return int(cursor.fetchone()[0])
+
+
+def annotator_loop(
+    base: str,
+    campaign_id: int,
+    token: str,
+    stop_at: float,
+    out: dict[str, list[Any]],
+    think_s: float = 0.0,
+) -> None:
+    """One simulated annotator: next, then submit, until the time is up; ``think_s`` is the
+    pause between a submit and the next request (reading the next pair)."""
+    import requests
+
+    session = requests.Session()
+    session.headers["Authorization"] = f"Token {token}"
+    next_ms, submit_ms, cycle_ms, accepted, errors = [], [], [], [], []
+    while time.monotonic() < stop_at:
+        started = time.perf_counter()
+        response = session.post(f"{base}/api/campaigns/{campaign_id}/next/")
+        reserved = time.perf_counter()
+        if response.status_code == 204:
+            break
+        if response.status_code != 200:
+            errors.append(f"next {response.status_code}")
+            continue
+        assignment = response.json()["assignment"]
+        response = session.post(
+            f"{base}/api/assignments/{assignment}/submit/", json=form(assignment)
+        )
+        done = time.perf_counter()
+        if response.status_code != 201:
+            errors.append(f"submit {response.status_code} {response.text[:100]}")
+            continue
+        accepted.append(response.json()["annotation"])
+        next_ms.append((reserved - started) * 1000)
+        submit_ms.append((done - reserved) * 1000)
+        cycle_ms.append((done - started) * 1000)
+        if think_s:
+            time.sleep(think_s)
+    with LOCK:
+        for key, values in (
+            ("next", next_ms),
+            ("submit", submit_ms),
+            ("cycle", cycle_ms),
+            ("accepted", accepted),
+            ("errors", errors),
+        ):
+            out[key].extend(values)
+
+
+LOCK = threading.Lock()
+WARM_UP_S = 3.0
+
+
+def run_annotators(
+    base: str,
+    campaign_id: int,
+    tokens: list[str],
+    seconds: float,
+    out: dict[str, list[Any]],
+    think_s: float = 0.0,
+) -> None:
+    stop_at = time.monotonic() + seconds
+    threads = [
+        threading.Thread(
+            target=annotator_loop, args=(base, campaign_id, token, stop_at, out, think_s)
+        )
+        for token in tokens
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def load_child(options: dict[str, Any]) -> dict[str, Any]:
+    database_url = options["url"]
+    setup_django(database_url)
+    campaign_id, tokens = build_campaign(options["pairs"], options["annotators"])
+    port = free_port()
+    server = start_gunicorn(database_url, port, threads=options["threads"])
+    think_s = options["think_ms"] / 1000
+    from django.db import connection
+
+    try:
+        out: dict[str, list[Any]] = {
+            "next": [],
+            "submit": [],
+            "cycle": [],
+            "accepted": [],
+            "errors": [],
+        }
+        base = f"http://127.0.0.1:{port}"
+        # Warm-up, not measured: each worker imports the views and opens its connections on
+        # its first requests, a one-off cost of seconds.
+        warm: dict[str, list[Any]] = {key: [] for key in out}
+        run_annotators(base, campaign_id, tokens, WARM_UP_S, warm, think_s)
+        out["accepted"] += warm["accepted"]
+        out["errors"] += warm["errors"]
+        commits_before = pg_commits(database_url)
+        connection.close()
+        server_cpu_before = workers_cpu_seconds(server.pid)
+        client_cpu_before = time.process_time()
+        started = time.perf_counter()
+        run_annotators(base, campaign_id, tokens, options["seconds"], out, think_s)
+        elapsed = time.perf_counter() - started
+        client_cpu = time.process_time() - client_cpu_before
+        server_cpu = workers_cpu_seconds(server.pid) - server_cpu_before
+        commits_after = pg_commits(database_url)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    cycles = len(out["cycle"])
+    result: dict[str, Any] = {
+        "cycles": cycles,
+        "cycles_per_s": cycles / elapsed,
+        "errors": len(out["errors"]),
+        "error_sample": out["errors"][:3],
+        **{
+            f"{name}_{label}": percentile(out[name], share)
+            for name in ("next", "submit", "cycle")
+            for label, share in (("p50", 0.5), ("p95", 0.95))
+        },
+        "invariants": invariants(campaign_id, out["accepted"]),
+        # CPU per cycle, the figure that carries over to another machine: the web workers and
+        # this load generator (database servers not included).
+        "server_cpu_ms_per_cycle": 1000 * server_cpu / cycles if cycles else float("nan"),
+        "client_cpu_ms_per_cycle": 1000 * client_cpu / cycles if cycles else float("nan"),
+    }
+    if commits_before is not None and commits_after is not None and cycles:
+        # PostgreSQL counts every transaction, read-only autocommit ones included.
+        result["pg_transactions_per_cycle"] = (commits_after - commits_before) / cycles
+    connection.close()
+    return result
+
+
+# --- profile (child process) --------------------------------------------------------------
+
+
+def prefill(campaign_id: int, share: float) -> None:
+    """Submitted assignments and annotations for the first ``share`` of items, k each."""
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    from prb_annotate.models import Annotation, Assignment, CampaignItem
+
+    users = list(User.objects.filter(username__startswith="load").order_by("pk"))
+    items = list(CampaignItem.objects.filter(campaign_id=campaign_id).order_by("order_key"))
+    now = timezone.now()
+    rows = []
+    for index, item in enumerate(items[: int(share * len(items))]):
+        for slot in range(3):
+            user = users[(index * 3 + slot) % len(users)]
+            rows.append(
+                Assignment(
+                    campaign_id=campaign_id,
+                    item=item,
+                    annotator=user,
+                    chosen_position="AB"[(index + slot) % 2],
+                    status="submitted",
+                    reserved_at=now,
+                    expires_at=now,
+                    submitted_at=now,
+                )
+            )
+    Assignment.objects.bulk_create(rows, batch_size=1000)
+    Annotation.objects.bulk_create(
+        [
+            Annotation(
+                assignment=row,
+                quality_chosen=dict.fromkeys(CRITERIA, 5),
+                quality_rejected=dict.fromkeys(CRITERIA, 4),
+                rubric_fit="chosen",
+                differentiator="preference",
+                confidence="high",
+                client_token=uuid.uuid4().hex,
+            )
+            for row in Assignment.objects.filter(campaign_id=campaign_id)
+        ],
+        batch_size=1000,
+    )
+
+
+def profile_child(options: dict[str, Any]) -> dict[str, Any]:
+    setup_django(options["url"])
+    pairs, cycles = options["pairs"], options["cycles"]
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    campaign_id, tokens = build_campaign(pairs, 16)
+    prefill(campaign_id, 0.6)
+    commits = [0]
+    original_commit = connection.commit
+
+    def counting_commit() -> None:
+        commits[0] += 1
+        original_commit()
+
+    connection.commit = counting_commit  # type: ignore[method-assign]
+    clients = [Client(HTTP_AUTHORIZATION=f"Token {token}") for token in tokens]
+    stats: dict[str, dict[str, list[float]]] = {
+        op: {"queries": [], "commits": [], "ms": []} for op in ("next", "submit")
+    }
+    sample_sql: dict[str, list[str]] = {}
+    for index in range(cycles):
+        client = clients[index % len(clients)]
+        for op in ("next", "submit"):
+            commits[0] = 0
+            with CaptureQueriesContext(connection) as queries:
+                started = time.perf_counter()
+                if op == "next":
+                    response = client.post(f"/api/campaigns/{campaign_id}/next/")
+                    assert response.status_code == 200, response.content
+                    assignment = response.json()["assignment"]
+                else:
+                    response = client.post(
+                        f"/api/assignments/{assignment}/submit/",
+                        form(assignment),
+                        content_type="application/json",
+                    )
+                    assert response.status_code == 201, response.content
+                elapsed = (time.perf_counter() - started) * 1000
+            stats[op]["queries"].append(len(queries.captured_queries))
+            stats[op]["commits"].append(commits[0])
+            stats[op]["ms"].append(elapsed)
+            if index == cycles - 1:
+                sample_sql[op] = [
+                    f"{float(q['time']) * 1000:6.2f} ms  {' '.join(q['sql'].split())[:150]}"
+                    for q in queries.captured_queries
+                ]
+    return {
+        op: {
+            "queries": statistics.mean(values["queries"]),
+            "commits": statistics.mean(values["commits"]),
+            "ms_p50": percentile(values["ms"], 0.5),
+            "ms_p95": percentile(values["ms"], 0.95),
+            "sql": sample_sql[op],
+        }
+        for op, values in stats.items()
+    }
+
+
+# --- driver -------------------------------------------------------------------------------
+
+
+def reset_postgres(url: str, *, create: bool) -> None:
+    import psycopg
+
+    server, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if create:
+            connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def run_child(mode: str, options: dict[str, Any]) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--child", json.dumps({"mode": mode, **options})]
+    output = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
+    return json.loads(output.stdout.strip().splitlines()[-1])
+
+
+def database_url(database: str, folder: str, pg_url: str, label: str) -> str:
+    if database == "postgres":
+        reset_postgres(pg_url, create=True)
+        return pg_url
+    return f"sqlite:///{Path(folder) / f'load_{label}.sqlite3'}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Annotation load on SQLite and PostgreSQL.")
+    parser.add_argument(
+        "--databases", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"]
+    )
+    parser.add_argument("--annotators", type=int, nargs="+", default=[8, 32])
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--pairs", type=int, default=3000)
+    parser.add_argument("--threads", type=int, default=1, help="gunicorn threads per worker")
+    parser.add_argument(
+        "--think-ms", type=float, default=0, help="pause of each annotator between cycles"
+    )
+    parser.add_argument("--pg-url", default=DEFAULT_PG_URL)
+    parser.add_argument("--profile", action="store_true", help="queries and commits per operation")
+    parser.add_argument("--cycles", type=int, default=200, help="cycles measured by --profile")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.child:
+        options = json.loads(args.child)
+        child = load_child if options["mode"] == "load" else profile_child
+        print(json.dumps(child(options)))
+        return
+
+    print(
+        f"calibration: a 5M-step Python loop takes {calibration_seconds():.2f} s on this machine "
+        "now (compare it before comparing figures across machines)",
+        flush=True,
+    )
+    with tempfile.TemporaryDirectory(prefix="prb_annotate_load_") as folder:
+        for database in args.databases:
+            if args.profile:
+                url = database_url(database, folder, args.pg_url, "profile")
+                try:
+                    result = run_child(
+                        "profile", {"url": url, "pairs": args.pairs, "cycles": args.cycles}
+                    )
+                finally:
+                    if database == "postgres":
+                        reset_postgres(args.pg_url, create=False)
+                for op, row in result.items():
+                    print(
+                        f"{database:<9} {op:<7} queries {row['queries']:5.1f}  commits "
+                        f"{row['commits']:4.1f}  p50 {row['ms_p50']:6.1f} ms  "
+                        f"p95 {row['ms_p95']:6.1f} ms"
+                    )
+                    for line in row["sql"]:
+                        print(f"          {line}")
+                continue
+            for count in args.annotators:
+                url = database_url(database, folder, args.pg_url, str(count))
+                try:
+                    options = {
+                        "url": url,
+                        "annotators": count,
+                        "seconds": args.seconds,
+                        "pairs": args.pairs,
+                        "threads": args.threads,
+                        "think_ms": args.think_ms,
+                    }
+                    result = run_child("load", options)
+                finally:
+                    if database == "postgres":
+                        reset_postgres(args.pg_url, create=False)
+                checks = result["invariants"]
+                commits = result.get("pg_transactions_per_cycle")
+                print(
+                    f"{database:<9} {count:>3} annotators  {result['cycles']:>6} cycles  "
+                    f"{result['cycles_per_s']:7.1f} cycles/s  "
+                    f"next p50/p95 {result['next_p50']:5.1f}/{result['next_p95']:5.1f} ms  "
+                    f"submit {result['submit_p50']:5.1f}/{result['submit_p95']:5.1f} ms  "
+                    f"cycle {result['cycle_p50']:5.1f}/{result['cycle_p95']:5.1f} ms  "
+                    + (f"pg xacts/cycle {commits:4.1f}  " if commits is not None else "")
+                    + f"cpu/cycle server {result['server_cpu_ms_per_cycle']:4.1f} ms "
+                    f"client {result['client_cpu_ms_per_cycle']:4.1f} ms  "
+                    f"errors {result['errors']}  over-assigned {checks['over_assigned']}  "
+                    f"duplicates {checks['duplicates']}  lost {checks['lost']}  "
+                    f"double-counted {checks['double_counted']}",
+                    flush=True,
+                )
+                if result["error_sample"]:
+                    print(f"          errors: {result['error_sample']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""Import speed and memory: synthetic records through ``import_path`` on SQLite and PostgreSQL.
+
+    python bench/import_bench.py                       # 100,000 and 20,000 records, both databases
+    python bench/import_bench.py --records 5000 --databases sqlite
+
+Each (database, size) runs in a fresh subprocess on a fresh database (a throwaway SQLite file;
+the PostgreSQL database ``prb_bench_import``, dropped and created again, and dropped at the
+end), so peak RSS belongs to that one import. Peak RSS at two sizes shows whether memory grows
+with the file: it should not, beyond the ids kept to find duplicates (about 200 bytes a record).
+"Client CPU s" is the importing process's own CPU time: on a busy machine it varies much less
+than wall time (PostgreSQL's server work is not in it).
+
+The synthetic records average about 10 KB (a profile of 8-20 posts), so 100,000 of them are a
+1 GB file.
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/prb_bench_import"
+
+
+def peak_rss_mb() -> float:
+    # ru_maxrss is in KiB on Linux.
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child(database_url: str, path: Path) -> dict[str, Any]:
+    """Runs in the subprocess: migrate a fresh database, then time one import."""
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "prb_annotate.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from prb_annotate.importing import import_path
+
+    call_command("migrate", verbosity=0)
+    baseline = peak_rss_mb()
+    started, cpu_started = time.perf_counter(), time.process_time()
+    report = import_path(path, "bench")
+    return {
+        "records": report.created,
+        "seconds": time.perf_counter() - started,
+        # This process only: on a busy machine wall time varies, this much less.
+        "cpu_seconds": time.process_time() - cpu_started,
+        "baseline_mb": baseline,
+        "peak_mb": peak_rss_mb(),
+    }
+
+
+def drop_postgres(url: str, *, create: bool) -> None:
+    import psycopg
+
+    server, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        if create:
+            connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def run_child(database_url: str, path: Path) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--child", database_url, str(path)]
+    output = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
+    return json.loads(output.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Import benchmark on SQLite and PostgreSQL.")
+    parser.add_argument("--records", type=int, nargs="+", default=[100_000, 20_000])
+    parser.add_argument(
+        "--databases", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"]
+    )
+    parser.add_argument("--pg-url", default=DEFAULT_PG_URL)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--child", nargs=2, metavar=("DATABASE_URL", "FILE"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child[0], Path(args.child[1]))))
+        return
+
+    sys.path.insert(0, str(ROOT))
+    from fixtures.make_synthetic import write_synthetic
+
+    with tempfile.TemporaryDirectory(prefix="prb_import_bench_") as folder:
+        files = {}
+        for count in args.records:
+            path = Path(folder) / f"synthetic_{count}.jsonl"
+            started = time.perf_counter()
+            size = write_synthetic(count, path, seed=args.seed)
+            seconds = time.perf_counter() - started
+            print(f"generated {count:,} records, {size / 1e6:,.0f} MB, in {seconds:.1f} s")
+            files[count] = path
+
+        print()
+        print(
+            f"{'database':<10} {'records':>9} {'seconds':>8} {'records/s':>10} "
+            f"{'client CPU s':>13} {'peak RSS MB':>12} {'before import':>14}"
+        )
+        for database in args.databases:
+            for count, path in files.items():
+                if database == "postgres":
+                    drop_postgres(args.pg_url, create=True)
+                    url = args.pg_url
+                else:
+                    url = f"sqlite:///{Path(folder) / f'bench_{count}.sqlite3'}"
+                result = run_child(url, path)
+                assert result["records"] == count, result
+                rate = count / result["seconds"]
+                print(
+                    f"{database:<10} {count:>9,} {result['seconds']:>8.1f} {rate:>10,.0f} "
+                    f"{result['cpu_seconds']:>13.1f} {result['peak_mb']:>12,.0f} "
+                    f"{result['baseline_mb']:>14,.0f}",
+                    flush=True,
+                )
+                if database == "postgres":
+                    drop_postgres(args.pg_url, create=False)
+                else:
+                    for leftover in Path(folder).glob(f"bench_{count}.sqlite3*"):
+                        leftover.unlink()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,18 @@
+"""Score reward models on preference pairs: plain Python, torch and transformers, no Django.
+
+Library entry points:
+
+- :func:`evaluation.scoring.score_records` ``(records, config, *, model=None) -> ScoreResult``:
+  scores pairs (dicts in the official or plain shape) with a classifier reward model or a
+  generative judge; ``ScoreResult.pairs`` holds one :class:`~evaluation.results.PairScore` per
+  record, in input order, and ``ScoreResult.summary`` the accuracy overall, per category and
+  per group. :class:`~evaluation.config.ScoreConfig` holds the settings.
+- :func:`evaluation.metrics.accuracy_summary`, :func:`~evaluation.metrics.accuracy_stats` and
+  :func:`~evaluation.metrics.accuracy_difference` summarise the outcomes of any subset
+  (validated, excluded, ...); :func:`~evaluation.metrics.correlations` relates benchmark
+  accuracy to downstream results.
+- :func:`evaluation.records.load_records` reads an exported split (file or folder).
+
+Command line: ``python -m evaluation score ...`` and ``python -m evaluation correlate ...``
+(see :mod:`evaluation.cli`); several GPUs with ``torchrun --nproc_per_node N -m evaluation``.
+"""

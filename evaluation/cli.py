@@ -1,0 +1,272 @@
+"""Command line: ``python -m evaluation score ...`` and ``python -m evaluation correlate ...``.
+
+Score a split with a reward model (or a judge), writing ``OUT/scores.jsonl`` and
+``OUT/summary.json`` and printing a table::
+
+    python -m evaluation score --data split.jsonl --model DIR_OR_ID --mode profile --out runs/a
+    torchrun --nproc_per_node 4 -m evaluation score --data DIR --model ID --out runs/rm1
+
+Correlate benchmark accuracy per reward model with users' downstream results (BoN, PPO)::
+
+    python -m evaluation correlate --bench runs/*/summary.json --downstream downstream.csv
+
+Exit status: 0 on success, 2 on bad input or setup (the message says what and where).
+"""
+
+import argparse
+import csv
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from evaluation import distributed
+from evaluation.config import ScoreConfig
+from evaluation.errors import EvaluationError
+from evaluation.inputs import MODES
+from evaluation.metrics import Correlation, correlations, paired_values
+from evaluation.models import resolve_device
+from evaluation.records import load_records
+from evaluation.results import format_table, write_outputs
+from evaluation.scoring import score_records
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluation", description=__doc__.split("\n\n")[0]
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    score = commands.add_parser("score", help="score preference pairs with a reward model or judge")
+    score.add_argument(
+        "--data", required=True, help="JSONL/JSON/CSV/Parquet file, or an HF-style folder"
+    )
+    score.add_argument("--split", help="only this split of a folder (e.g. test)")
+    score.add_argument("--model", required=True, help="local folder or Hub id")
+    score.add_argument("--mode", choices=MODES, default="question")
+    score.add_argument("--out", required=True, help="folder for scores.jsonl and summary.json")
+    score.add_argument("--top-k", type=int, default=10, help="profile posts shown in profile mode")
+    score.add_argument(
+        "--judge", action="store_true", help="the model is a causal LM judging pairs"
+    )
+    score.add_argument(
+        "--both-orders", action="store_true", help="judge each pair in both A/B orders"
+    )
+    score.add_argument("--max-new-tokens", type=int, default=16, help="judge reply length")
+    score.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda if present)")
+    score.add_argument(
+        "--dtype", help="float32, bfloat16, float16 (default: bf16 on cuda, fp32 on cpu)"
+    )
+    score.add_argument("--max-batch-tokens", type=int, help="token positions per forward pass")
+    score.add_argument("--max-length", type=int, help="longest sequence (default: the model's)")
+    score.add_argument("--prefix-reuse", choices=["auto", "on", "off"], default="auto")
+    score.add_argument("--padding-side", choices=["left", "right"])
+    score.add_argument(
+        "--label-index", type=int, help="which logit is the reward, for several labels"
+    )
+    score.add_argument("--tie-tolerance", type=float, default=0.0)
+    score.add_argument("--chat-template", type=Path, help="file with a Jinja chat template to use")
+    score.add_argument("--trust-remote-code", action="store_true")
+    score.add_argument(
+        "--group-by", help="record label to report accuracy by (e.g. validation.verdict)"
+    )
+    score.add_argument("--seed", type=int, default=0)
+    score.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
+    score.add_argument("--confidence", type=float, default=0.95)
+    score.add_argument("--no-progress", action="store_true")
+    score.set_defaults(run=run_score)
+
+    correlate = commands.add_parser(
+        "correlate", help="benchmark accuracy vs downstream scores per RM"
+    )
+    correlate.add_argument(
+        "--bench",
+        required=True,
+        nargs="+",
+        type=Path,
+        help="CSV/JSON/JSONL table (model, accuracy), or summary.json files written by score",
+    )
+    correlate.add_argument(
+        "--downstream", required=True, type=Path, help="CSV/JSON/JSONL table: model, scores"
+    )
+    correlate.add_argument("--bench-column", default="accuracy")
+    correlate.add_argument("--bench-group", help="with summary.json files: accuracy of this group")
+    correlate.add_argument(
+        "--downstream-column", action="append", help="score column(s) (default: every numeric one)"
+    )
+    correlate.add_argument("--model-column", default="model")
+    correlate.add_argument("--confidence", type=float, default=0.95)
+    correlate.add_argument("--out", type=Path, help="also write the results as JSON here")
+    correlate.set_defaults(run=run_correlate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except EvaluationError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def config_from_args(args: argparse.Namespace, *, progress: bool) -> ScoreConfig:
+    template = None
+    if args.chat_template is not None:
+        try:
+            template = args.chat_template.read_text(encoding="utf-8")
+        except OSError as error:
+            raise EvaluationError(
+                f"cannot read the chat template {args.chat_template}: {error}"
+            ) from None
+    return ScoreConfig(
+        model=args.model,
+        mode=args.mode,
+        top_k=args.top_k,
+        judge=args.judge,
+        both_orders=args.both_orders,
+        device=args.device,
+        dtype=args.dtype,
+        max_batch_tokens=args.max_batch_tokens,
+        max_length=args.max_length,
+        prefix_reuse=args.prefix_reuse,
+        padding_side=args.padding_side,
+        label_index=args.label_index,
+        tie_tolerance=args.tie_tolerance,
+        chat_template=template,
+        trust_remote_code=args.trust_remote_code,
+        max_new_tokens=args.max_new_tokens,
+        seed=args.seed,
+        resamples=args.resamples,
+        confidence=args.confidence,
+        group_by=args.group_by,
+        progress=progress,
+    )
+
+
+def run_score(args: argparse.Namespace) -> int:
+    records = load_records(args.data, split=args.split)
+    if not records:
+        raise EvaluationError(f"{args.data}: no records")
+    shard = distributed.init_from_env(resolve_device(args.device))
+    try:
+        config = config_from_args(args, progress=shard.is_main and not args.no_progress)
+        result = score_records(records, config)
+        if shard.is_main:
+            result.settings["data"] = str(args.data)
+            write_outputs(result, args.out)
+            print(format_table(result))
+    finally:
+        distributed.finish(shard)
+    return 0
+
+
+def read_table(path: Path) -> list[dict[str, Any]]:
+    """Rows of a CSV, JSONL or JSON file (a list of objects, or ``{model: value}``)."""
+    try:
+        if path.suffix.lower() == ".csv":
+            with path.open(encoding="utf-8", newline="") as file:
+                return list(csv.DictReader(file))
+        text = path.read_text(encoding="utf-8")
+        if path.suffix.lower() == ".jsonl":
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        data = json.loads(text)
+    except (OSError, json.JSONDecodeError) as error:
+        raise EvaluationError(f"cannot read {path}: {error}") from None
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict):
+        return [{"model": key, "value": value} for key, value in data.items()]
+    raise EvaluationError(f"{path}: expected a table of rows")
+
+
+def bench_values(
+    paths: Sequence[Path], column: str, group: str | None, model_column: str
+) -> dict[str, float]:
+    values: dict[str, float] = {}
+    for path in paths:
+        text = path.read_text(encoding="utf-8") if path.suffix.lower() == ".json" else ""
+        summary = json.loads(text) if text.lstrip().startswith("{") else None
+        if isinstance(summary, dict) and "accuracy" in summary and "settings" in summary:
+            accuracy = summary["accuracy"]
+            stats = accuracy["by_group"].get(group) if group else accuracy["overall"]
+            if stats is None or stats.get("accuracy") is None:
+                raise EvaluationError(
+                    f"{path}: no accuracy{f' for group {group!r}' if group else ''}"
+                )
+            values[summary["settings"]["model"]] = float(stats["accuracy"])
+            continue
+        rows = read_table(path)
+        if rows and column not in rows[0] and "value" in rows[0]:
+            column = "value"
+        values.update(_column(rows, path, model_column, column))
+    return values
+
+
+def _column(
+    rows: list[dict[str, Any]], path: Path, model_column: str, column: str
+) -> dict[str, float]:
+    values = {}
+    for number, row in enumerate(rows):
+        if model_column not in row or column not in row:
+            raise EvaluationError(
+                f"{path} row {number}: needs columns {model_column!r} and {column!r}"
+            )
+        try:
+            values[str(row[model_column])] = float(row[column])
+        except (TypeError, ValueError):
+            raise EvaluationError(f"{path} row {number}: {column!r} is not a number") from None
+    return values
+
+
+def _numeric_columns(rows: list[dict[str, Any]], model_column: str) -> list[str]:
+    columns = []
+    for name in rows[0] if rows else []:
+        if name == model_column:
+            continue
+        try:
+            [float(row[name]) for row in rows]
+        except (TypeError, ValueError, KeyError):
+            continue
+        columns.append(name)
+    return columns
+
+
+def run_correlate(args: argparse.Namespace) -> int:
+    bench = bench_values(args.bench, args.bench_column, args.bench_group, args.model_column)
+    rows = read_table(args.downstream)
+    columns = args.downstream_column or _numeric_columns(rows, args.model_column)
+    if not columns:
+        raise EvaluationError(f"{args.downstream}: no numeric score column")
+    report: dict[str, Any] = {}
+    print(f"{'downstream':<16} {'method':<9} {'n':>3} {'coef':>7} {'CI':>18} {'p':>8}")
+    for column in columns:
+        models, x, y = paired_values(
+            bench, _column(rows, args.downstream, args.model_column, column)
+        )
+        if len(models) < 3:
+            raise EvaluationError(
+                f"only {len(models)} models have both a benchmark and a {column!r} value"
+            )
+        results = correlations(x, y, confidence=args.confidence)
+        report[column] = {
+            "models": models,
+            "correlations": [result.as_dict() for result in results],
+        }
+        for result in results:
+            print(_correlation_row(column, result))
+    missing = sorted(set(bench) ^ {str(row.get(args.model_column)) for row in rows})
+    if missing:
+        print(f"left out (in one file only): {', '.join(missing)}")
+    if args.out is not None:
+        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def _correlation_row(column: str, result: Correlation) -> str:
+    interval = "-" if result.ci_low is None else f"[{result.ci_low:.3f}, {result.ci_high:.3f}]"
+    return (
+        f"{column[:16]:<16} {result.method:<9} {result.n:>3} {result.coefficient:>7.3f} "
+        f"{interval:>18} {result.p_value:>8.3g}"
+    )

@@ -1,0 +1,169 @@
+"""Build the token sequences a reward model reads, once per run.
+
+Two input modes:
+
+- ``question``: the chat ``user: question`` / ``assistant: answer`` through the tokenizer's chat
+  template (the benchmark's reference setting).
+- ``profile``: the same chat, with the user's first ``top_k`` profile posts (in the order given)
+  placed before the question in the user turn.
+
+Only :class:`~evaluation.records.PairRecord` fields reach this module, so a record's rubric and
+narrative cannot end up in a model input.
+
+>>> from evaluation.records import PairRecord, ProfilePost
+>>> record = PairRecord(id="1", question="Which tent?", chosen="A", rejected="B",
+...                     profile=(ProfilePost("I hike."), ProfilePost("I camp.")))
+>>> print(user_turn(record, "profile", top_k=1))
+Here are some of my past posts:
+<BLANKLINE>
+Post 1: I hike.
+<BLANKLINE>
+My question: Which tent?
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from evaluation.errors import EvaluationError
+from evaluation.records import PairRecord
+
+Mode = Literal["question", "profile"]
+MODES: tuple[Mode, ...] = ("question", "profile")
+
+
+@dataclass(frozen=True)
+class TokenizedPair:
+    chosen: list[int]
+    rejected: list[int]
+    profile_posts: int = 0
+
+    @property
+    def shared_prefix(self) -> int:
+        """Tokens the two sequences share at the start, leaving each at least one of its own."""
+        limit = min(len(self.chosen), len(self.rejected)) - 1
+        length = 0
+        while length < limit and self.chosen[length] == self.rejected[length]:
+            length += 1
+        return length
+
+
+def user_turn(record: PairRecord, mode: Mode, top_k: int) -> str:
+    if mode == "question":
+        return record.question
+    posts = record.profile[:top_k]
+    if not posts:
+        return record.question
+    listed = "\n\n".join(f"Post {number}: {post.text}" for number, post in enumerate(posts, 1))
+    return f"Here are some of my past posts:\n\n{listed}\n\nMy question: {record.question}"
+
+
+def conversation(record: PairRecord, answer: str, mode: Mode, top_k: int) -> list[dict[str, str]]:
+    return [
+        {"role": "user", "content": user_turn(record, mode, top_k)},
+        {"role": "assistant", "content": answer},
+    ]
+
+
+def require_chat_template(tokenizer: Any, name: str) -> None:
+    if not getattr(tokenizer, "chat_template", None):
+        raise EvaluationError(
+            f"the tokenizer of {name} has no chat template; give one with --chat-template FILE "
+            "(a Jinja template) or use a model that ships one"
+        )
+
+
+def encode_chats(
+    tokenizer: Any, chats: Sequence[list[dict[str, str]]], **options: Any
+) -> list[list[int]]:
+    """Token ids of each chat in one batched call.
+
+    Control tokens that appear inside dataset text (``<|im_end|>`` in an answer, say) are encoded
+    as plain text, so a record cannot end a turn early or forge a header.
+    """
+    if not chats:
+        return []
+    encoded = tokenizer.apply_chat_template(
+        list(chats), tokenize=True, return_dict=False, sanitize_control_tokens=True, **options
+    )
+    bos = tokenizer.bos_token_id
+    return [single_bos(list(ids), bos) for ids in encoded]
+
+
+def single_bos(ids: list[int], bos_id: int | None) -> list[int]:
+    """``ids`` with at most one BOS at the start.
+
+    A template that writes ``{{ bos_token }}`` and a tokenizer that adds BOS again give two; a
+    model trained on one reads a second as noise (one of reward-bench's known pitfalls).
+    """
+    if bos_id is None:
+        return ids
+    start = 0
+    while start + 1 < len(ids) and ids[start] == bos_id and ids[start + 1] == bos_id:
+        start += 1
+    return ids[start:]
+
+
+def check_mode(records: Sequence[PairRecord], mode: str) -> None:
+    if mode not in MODES:
+        raise EvaluationError(f"unknown mode {mode!r} (use {' or '.join(MODES)})")
+    if mode == "profile" and records and not any(record.profile for record in records):
+        raise EvaluationError("profile mode needs records with a 'profile' list; none has one")
+
+
+def tokenize_pairs(
+    tokenizer: Any,
+    records: Sequence[PairRecord],
+    mode: Mode,
+    *,
+    top_k: int = 10,
+    max_length: int | None = None,
+) -> list[TokenizedPair]:
+    """Chosen and rejected token ids of each record, in record order.
+
+    In profile mode a pair longer than ``max_length`` keeps fewer posts (its last ones go first);
+    chosen and rejected always keep the same posts so that they share their prompt. A pair still
+    too long raises :class:`EvaluationError` naming it.
+    """
+    check_mode(records, mode)
+    chats = [
+        conversation(record, answer, mode, top_k)
+        for record in records
+        for answer in (record.chosen, record.rejected)
+    ]
+    ids = encode_chats(tokenizer, chats)
+    pairs = [
+        TokenizedPair(
+            ids[2 * i], ids[2 * i + 1], min(top_k, len(record.profile)) if mode == "profile" else 0
+        )
+        for i, record in enumerate(records)
+    ]
+    if max_length is None:
+        return pairs
+    return [
+        _fit(tokenizer, record, pair, mode, max_length)
+        for record, pair in zip(records, pairs, strict=True)
+    ]
+
+
+def _fit(
+    tokenizer: Any, record: PairRecord, pair: TokenizedPair, mode: Mode, max_length: int
+) -> TokenizedPair:
+    posts = pair.profile_posts
+    while max(len(pair.chosen), len(pair.rejected)) > max_length:
+        if mode != "profile" or posts == 0:
+            longest = max(len(pair.chosen), len(pair.rejected))
+            raise EvaluationError(
+                f"record {record.id!r}: {longest} tokens, more than the limit of {max_length} "
+                "(set a larger --max-length if the model allows it)"
+            )
+        posts -= 1
+        chosen, rejected = encode_chats(
+            tokenizer,
+            [
+                conversation(record, answer, mode, posts)
+                for answer in (record.chosen, record.rejected)
+            ],
+        )
+        pair = TokenizedPair(chosen, rejected, posts)
+    return pair

@@ -1,0 +1,339 @@
+"""Accuracy of reward models and judges, and its correlation with downstream results.
+
+Pure functions over outcomes and numbers; nothing here loads a model.
+
+A pair's outcome is one of:
+
+- ``correct``: the chosen answer scored above the rejected one (or the judge picked it);
+- ``wrong``: the rejected answer scored above;
+- ``tie``: equal scores (or a judge that changes its pick when the answers swap places): neither
+  right nor wrong, so it is left out of accuracy and reported as the tie rate. reward-bench
+  counts a tie as wrong, which rewards nothing and hides models that cannot tell answers apart;
+- ``unparsed``: a judge's reply named no answer; counted and reported, never given to a side.
+
+Accuracy is ``correct / (correct + wrong)``; ``accuracy_ties_as_wrong`` gives the number the
+benchmark's own evaluator reports, for comparison.
+"""
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from scipy import stats
+
+Outcome = Literal["correct", "wrong", "tie", "unparsed"]
+OUTCOMES: tuple[Outcome, ...] = ("correct", "wrong", "tie", "unparsed")
+RESAMPLES = 2000
+
+
+def outcome_of(chosen: float, rejected: float, tie_tolerance: float = 0.0) -> Outcome:
+    """``correct`` when chosen beats rejected by more than ``tie_tolerance``, and so on."""
+    if abs(chosen - rejected) <= tie_tolerance:
+        return "tie"
+    return "correct" if chosen > rejected else "wrong"
+
+
+@dataclass(frozen=True)
+class AccuracyStats:
+    n: int
+    correct: int
+    wrong: int
+    ties: int
+    unparsed: int
+    accuracy: float | None
+    ci_low: float | None
+    ci_high: float | None
+    tie_rate: float | None
+    accuracy_ties_as_wrong: float | None
+    confidence: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def accuracy_stats(
+    outcomes: Sequence[str],
+    *,
+    resamples: int = RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> AccuracyStats:
+    """Counts, accuracy with ties left out, its bootstrap interval over pairs, and the tie rate.
+
+    >>> s = accuracy_stats(["correct"] * 6 + ["wrong"] * 2 + ["tie"] * 2, resamples=0)
+    >>> s.accuracy, s.tie_rate, s.accuracy_ties_as_wrong
+    (0.75, 0.2, 0.6)
+    """
+    counts = Counter(outcomes)
+    unknown = set(counts) - set(OUTCOMES)
+    if unknown:
+        raise ValueError(f"unknown outcomes: {sorted(unknown)}")
+    correct, wrong, ties, unparsed = (counts[name] for name in OUTCOMES)
+    decided = correct + wrong
+    judged = decided + ties
+    interval = bootstrap_accuracy_interval(
+        correct, wrong, ties + unparsed, resamples=resamples, confidence=confidence, seed=seed
+    )
+    return AccuracyStats(
+        n=len(outcomes),
+        correct=correct,
+        wrong=wrong,
+        ties=ties,
+        unparsed=unparsed,
+        accuracy=correct / decided if decided else None,
+        ci_low=interval[0] if interval else None,
+        ci_high=interval[1] if interval else None,
+        tie_rate=ties / judged if judged else None,
+        accuracy_ties_as_wrong=correct / judged if judged else None,
+        confidence=confidence,
+    )
+
+
+def bootstrap_accuracy_interval(
+    correct: int,
+    wrong: int,
+    other: int,
+    *,
+    resamples: int = RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of ``correct / (correct + wrong)``, resampling pairs.
+
+    Accuracy depends on a resample only through its counts of correct, wrong and other pairs,
+    so drawing those counts from a multinomial is the same bootstrap as drawing pairs, at a
+    fraction of the cost. Resamples without a decided pair are dropped.
+    """
+    n = correct + wrong + other
+    if resamples <= 0 or correct + wrong == 0:
+        return None
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(n, [correct / n, wrong / n, other / n], size=resamples)
+    decided = draws[:, 0] + draws[:, 1]
+    values = draws[decided > 0, 0] / decided[decided > 0]
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(values, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class AccuracySummary:
+    overall: AccuracyStats
+    by_category: dict[str, AccuracyStats] = field(default_factory=dict)
+    group_by: str | None = None
+    by_group: dict[str, AccuracyStats] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "overall": self.overall.as_dict(),
+            "by_category": {name: stats.as_dict() for name, stats in self.by_category.items()},
+            "group_by": self.group_by,
+            "by_group": {name: stats.as_dict() for name, stats in self.by_group.items()},
+        }
+
+
+def accuracy_by(
+    outcomes: Sequence[str], labels: Sequence[str], **options: Any
+) -> dict[str, AccuracyStats]:
+    """:func:`accuracy_stats` for each label's pairs, labels sorted."""
+    if len(outcomes) != len(labels):
+        raise ValueError("one label per outcome")
+    groups: dict[str, list[str]] = {}
+    for outcome, label in zip(outcomes, labels, strict=True):
+        groups.setdefault(label, []).append(outcome)
+    return {label: accuracy_stats(groups[label], **options) for label in sorted(groups)}
+
+
+def accuracy_summary(
+    outcomes: Sequence[str],
+    *,
+    categories: Sequence[str] | None = None,
+    groups: Sequence[str] | None = None,
+    group_by: str | None = None,
+    resamples: int = RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> AccuracySummary:
+    """Accuracy overall, per category and per group (``validated`` / ``excluded``, say).
+
+    ``categories`` and ``groups`` give one label per outcome; ``group_by`` names what the groups
+    are, for the report.
+    """
+    options: dict[str, Any] = {"resamples": resamples, "confidence": confidence, "seed": seed}
+    return AccuracySummary(
+        overall=accuracy_stats(outcomes, **options),
+        by_category=accuracy_by(outcomes, categories, **options) if categories is not None else {},
+        group_by=group_by,
+        by_group=accuracy_by(outcomes, groups, **options) if groups is not None else {},
+    )
+
+
+@dataclass(frozen=True)
+class Difference:
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float
+
+
+def accuracy_difference(
+    first: Sequence[str],
+    second: Sequence[str],
+    *,
+    resamples: int = RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Difference:
+    """Accuracy of ``first`` minus accuracy of ``second`` (validated minus excluded, say).
+
+    The interval resamples each group's pairs independently.
+    """
+    a = Counter(first)
+    b = Counter(second)
+    if not (a["correct"] + a["wrong"]) or not (b["correct"] + b["wrong"]):
+        return Difference(None, None, None, confidence)
+    point = a["correct"] / (a["correct"] + a["wrong"]) - b["correct"] / (b["correct"] + b["wrong"])
+    if resamples <= 0:
+        return Difference(point, None, None, confidence)
+    rng = np.random.default_rng(seed)
+    values = []
+    for counts in (a, b):
+        n = sum(counts.values())
+        probabilities = [counts["correct"] / n, counts["wrong"] / n]
+        draws = rng.multinomial(n, [*probabilities, 1 - sum(probabilities)], size=resamples)
+        decided = draws[:, 0] + draws[:, 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values.append(draws[:, 0] / decided)
+    differences = values[0] - values[1]
+    differences = differences[~np.isnan(differences)]
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(differences, [tail, 1 - tail])
+    return Difference(point, float(low), float(high), confidence)
+
+
+@dataclass(frozen=True)
+class PositionStats:
+    """How a pairwise judge depends on where the answers are shown.
+
+    ``first_position_share``: share of parsed verdicts naming the answer shown first (0.5 for an
+    unbiased judge over randomised positions). ``consistency``: among pairs judged in both orders
+    with both verdicts parsed, the share where the judge picked the same answer both times.
+    """
+
+    verdicts: int
+    first_position_share: float | None
+    pairs_in_both_orders: int
+    consistent: int
+    consistency: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def position_stats(pairs: Sequence[Sequence[tuple[str | None, str | None]]]) -> PositionStats:
+    """``pairs``: for each pair, one ``(position named, answer picked)`` per verdict.
+
+    Positions are ``"A"`` (shown first) or ``"B"``, answers ``"chosen"`` or ``"rejected"``; an
+    unparsed verdict is ``(None, None)``.
+
+    >>> consistent = [("A", "chosen"), ("B", "chosen")]
+    >>> stats = position_stats([consistent, [("A", "chosen"), ("A", "rejected")]])
+    >>> stats.first_position_share, stats.pairs_in_both_orders, stats.consistency
+    (0.75, 2, 0.5)
+    """
+    named = [position for verdicts in pairs for position, _ in verdicts if position is not None]
+    both = [
+        [picked for _, picked in verdicts]
+        for verdicts in pairs
+        if len(verdicts) == 2 and all(picked is not None for _, picked in verdicts)
+    ]
+    consistent = sum(1 for picks in both if picks[0] == picks[1])
+    return PositionStats(
+        verdicts=len(named),
+        first_position_share=named.count("A") / len(named) if named else None,
+        pairs_in_both_orders=len(both),
+        consistent=consistent,
+        consistency=consistent / len(both) if both else None,
+    )
+
+
+@dataclass(frozen=True)
+class Correlation:
+    method: str
+    n: int
+    coefficient: float
+    p_value: float
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# Variance factors of Fisher's z for each coefficient (Fieller, Hartley and Pearson 1957), and
+# the number subtracted from n: var(z) = factor / (n - offset).
+FISHER_VARIANCE = {"pearson": (1.0, 3), "spearman": (1.06, 3), "kendall": (0.437, 4)}
+
+
+def fisher_interval(
+    coefficient: float, n: int, method: str, confidence: float = 0.95
+) -> tuple[float, float] | None:
+    """Confidence interval of a correlation through Fisher's z transform.
+
+    >>> [round(bound, 3) for bound in fisher_interval(0.5, 50, "pearson")]
+    [0.257, 0.683]
+    """
+    factor, offset = FISHER_VARIANCE[method]
+    if n - offset <= 0 or math.isnan(coefficient):
+        return None
+    clipped = min(max(coefficient, -1 + 1e-12), 1 - 1e-12)
+    z = math.atanh(clipped)
+    half = float(stats.norm.ppf(0.5 + confidence / 2)) * math.sqrt(factor / (n - offset))
+    return math.tanh(z - half), math.tanh(z + half)
+
+
+def correlations(
+    x: Sequence[float], y: Sequence[float], *, confidence: float = 0.95
+) -> list[Correlation]:
+    """Pearson, Spearman and Kendall (tau-b) between ``x`` and ``y``, with intervals.
+
+    >>> [round(c.coefficient, 2) for c in correlations([1, 2, 3, 4, 5], [2, 1, 4, 3, 5])]
+    [0.8, 0.8, 0.6]
+    """
+    if len(x) != len(y):
+        raise ValueError("x and y must have the same length")
+    if len(x) < 3:
+        raise ValueError("a correlation needs at least 3 models")
+    results = []
+    for method, function in (
+        ("pearson", stats.pearsonr),
+        ("spearman", stats.spearmanr),
+        ("kendall", stats.kendalltau),
+    ):
+        result = function(x, y)
+        coefficient, p_value = float(result.statistic), float(result.pvalue)
+        interval = fisher_interval(coefficient, len(x), method, confidence)
+        results.append(
+            Correlation(
+                method=method,
+                n=len(x),
+                coefficient=coefficient,
+                p_value=p_value,
+                ci_low=interval[0] if interval else None,
+                ci_high=interval[1] if interval else None,
+                confidence=confidence,
+            )
+        )
+    return results
+
+
+def paired_values(
+    bench: Mapping[str, float], downstream: Mapping[str, float]
+) -> tuple[list[str], list[float], list[float]]:
+    """Models present in both mappings, sorted, with their two values."""
+    models = sorted(set(bench) & set(downstream))
+    return models, [bench[m] for m in models], [downstream[m] for m in models]

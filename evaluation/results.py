@@ -1,0 +1,185 @@
+"""What a scoring run returns, and the files and table it is written as.
+
+Files written to ``OUT/``:
+
+- ``scores.jsonl``: one object per pair, in input order (see :meth:`PairScore.as_dict`);
+- ``summary.json``: settings, run figures and accuracy overall / per category / per group.
+"""
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaluation.metrics import AccuracyStats, AccuracySummary, PositionStats
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    """One judge reply. ``chosen_position`` is where the chosen answer was shown (A = first)."""
+
+    chosen_position: str
+    reply: str
+    named: str | None
+    picked: str | None
+
+
+@dataclass(frozen=True)
+class PairScore:
+    """The result for one pair.
+
+    A classifier's scores are its rewards for the two answers. A judge's are its votes: how
+    many of its parsed verdicts picked each answer, so that ``chosen_score > rejected_score``
+    means the same in both cases; its ``outcome`` is ``unparsed`` when any reply named no answer.
+    """
+
+    id: str
+    category: str
+    outcome: str
+    chosen_score: float | None
+    rejected_score: float | None
+    chosen_tokens: int = 0
+    rejected_tokens: int = 0
+    profile_posts: int = 0
+    verdicts: tuple[JudgeVerdict, ...] = ()
+
+    @property
+    def margin(self) -> float | None:
+        if self.chosen_score is None or self.rejected_score is None:
+            return None
+        return self.chosen_score - self.rejected_score
+
+    def as_dict(self) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "id": self.id,
+            "category": self.category,
+            "outcome": self.outcome,
+            "chosen_score": self.chosen_score,
+            "rejected_score": self.rejected_score,
+            "margin": self.margin,
+            "chosen_tokens": self.chosen_tokens,
+            "rejected_tokens": self.rejected_tokens,
+            "profile_posts": self.profile_posts,
+        }
+        if self.verdicts:
+            row["verdicts"] = [asdict(verdict) for verdict in self.verdicts]
+        return row
+
+
+@dataclass
+class RunStats:
+    """Work done: ``real_tokens`` counts every sequence's own tokens; ``computed_positions``
+    the token positions the model actually ran (padding included, a shared prompt once)."""
+
+    pairs: int = 0
+    sequences: int = 0
+    real_tokens: int = 0
+    computed_positions: int = 0
+    padding_positions: int = 0
+    seconds: float = 0.0
+    prefix_reuse: bool = False
+    world_size: int = 1
+
+    def add(self, other: "RunStats") -> "RunStats":
+        return RunStats(
+            pairs=self.pairs + other.pairs,
+            sequences=self.sequences + other.sequences,
+            real_tokens=self.real_tokens + other.real_tokens,
+            computed_positions=self.computed_positions + other.computed_positions,
+            padding_positions=self.padding_positions + other.padding_positions,
+            seconds=max(self.seconds, other.seconds),
+            prefix_reuse=self.prefix_reuse or other.prefix_reuse,
+            world_size=self.world_size,
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        figures = asdict(self)
+        figures["padding_share"] = (
+            self.padding_positions / self.computed_positions if self.computed_positions else 0.0
+        )
+        figures["pairs_per_second"] = self.pairs / self.seconds if self.seconds else None
+        figures["tokens_per_second"] = self.real_tokens / self.seconds if self.seconds else None
+        return figures
+
+
+@dataclass
+class ScoreResult:
+    pairs: list[PairScore]
+    summary: AccuracySummary
+    settings: dict[str, Any]
+    stats: RunStats
+    positions: PositionStats | None = None
+    environment: dict[str, Any] = field(default_factory=dict)
+
+    def summary_dict(self) -> dict[str, Any]:
+        """The content of ``summary.json``."""
+        return {
+            "settings": self.settings,
+            "environment": self.environment,
+            "run": self.stats.as_dict(),
+            "accuracy": self.summary.as_dict(),
+            "positions": self.positions.as_dict() if self.positions else None,
+        }
+
+
+def write_outputs(result: ScoreResult, out_dir: str | Path) -> tuple[Path, Path]:
+    """``scores.jsonl`` and ``summary.json`` under ``out_dir`` (created if needed)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    scores = out / "scores.jsonl"
+    with scores.open("w", encoding="utf-8") as file:
+        for pair in result.pairs:
+            file.write(json.dumps(pair.as_dict(), ensure_ascii=False) + "\n")
+    summary = out / "summary.json"
+    summary.write_text(json.dumps(result.summary_dict(), indent=2, ensure_ascii=False) + "\n")
+    return scores, summary
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _row(name: str, stats: AccuracyStats) -> str:
+    interval = (
+        f"[{_percent(stats.ci_low)}, {_percent(stats.ci_high)}]"
+        if stats.ci_low is not None
+        else "-"
+    )
+    return (
+        f"{name[:32]:<32} {stats.n:>6} {_percent(stats.accuracy):>6} {interval:>14} "
+        f"{stats.ties:>5} {_percent(stats.tie_rate):>6} {stats.unparsed:>8}"
+    )
+
+
+def format_table(result: ScoreResult) -> str:
+    """The printed summary: accuracy (%) with ties left out, its interval, ties and tie rate."""
+    summary = result.summary
+    level = round(100 * summary.overall.confidence)
+    header = (
+        f"{'pairs':<32} {'n':>6} {'acc%':>6} {f'{level}% CI':>14} "
+        f"{'ties':>5} {'tie%':>6} {'unparsed':>8}"
+    )
+    lines = [header, "-" * len(header), _row("all", summary.overall)]
+    if summary.by_group:
+        lines.append(f"by {summary.group_by}:")
+        lines += [_row(f"  {name}", stats) for name, stats in summary.by_group.items()]
+    if summary.by_category:
+        lines.append("by category:")
+        lines += [
+            _row(f"  {name or '(none)'}", stats) for name, stats in summary.by_category.items()
+        ]
+    run = result.stats.as_dict()
+    speed = run["pairs_per_second"]
+    lines.append(
+        f"{run['pairs']} pairs in {run['seconds']:.1f} s"
+        + (f" ({speed:.2f} pairs/s, {run['tokens_per_second']:.0f} tokens/s" if speed else " (")
+        + f", padding {100 * run['padding_share']:.1f}%)"
+    )
+    if result.positions is not None:
+        positions = result.positions
+        lines.append(
+            f"judge: answer A named in {_percent(positions.first_position_share)}% of verdicts; "
+            f"position consistency {_percent(positions.consistency)}% "
+            f"over {positions.pairs_in_both_orders} pairs judged in both orders"
+        )
+    return "\n".join(lines)

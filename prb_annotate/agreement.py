@@ -1,0 +1,846 @@
+"""Agreement between annotators: pure functions over arrays, no Django.
+
+Shapes used throughout:
+
+- ``data``: annotators x units (rows are annotators, columns are the rated units), floats,
+  ``NaN`` where an annotator did not rate a unit. Categorical answers are passed as their codes
+  (0, 1, 2, ...) or as any numbers that appear in ``value_domain``.
+- ``value_domain``: every value an answer *could* take, in order (ordered for ordinal,
+  interval and ratio data). Pass it explicitly: chance agreement depends on the number of
+  categories, so a category nobody happened to use must still count (Gwet's AC1, ordinal
+  distances), and a result must not change because a value was absent from this sample.
+- ``counts``: units x values, how many annotators gave each value to each unit. Every
+  coefficient here except Cohen's kappa is a function of these counts alone, which is what
+  makes the unit-level bootstrap cheap: a resample is a vector of unit multiplicities ``w`` and
+  each coefficient is computed from ``w``-weighted sums of per-unit terms, for all resamples at
+  once with one matrix product.
+
+Undefined results (no unit rated twice, every rating the same value, ...) come back as ``NaN``;
+:func:`undefined_reason` says why in words, and :class:`Estimate` carries that note.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import krippendorff
+import numpy as np
+import numpy.typing as npt
+from scipy import sparse, stats
+
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+WeightKind = Literal["identity", "linear", "quadratic", "ordinal"]
+Coefficient = Literal["alpha", "percent_agreement", "gwet", "fleiss_kappa"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+# Resamples x units: how often each unit is drawn (any numeric dtype; resample_weights: uint8).
+WeightArray = npt.NDArray[np.uint8] | FloatArray
+
+DEFAULT_RESAMPLES = 1000
+# Resamples summed at a time (a uint8 copy: about 10 MB for 100,000 units).
+_RESAMPLE_BLOCK = 100
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A coefficient with its bootstrap confidence interval.
+
+    ``value`` is None when the coefficient is undefined for these data; ``note`` says why.
+    """
+
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    note: str = ""
+    resamples: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "note": self.note,
+            "resamples": self.resamples,
+        }
+
+
+# --------------------------------------------------------------------------------------------
+# Shapes
+
+
+def as_data(data: npt.ArrayLike) -> FloatArray:
+    """``data`` as a 2-D float array (annotators x units)."""
+    array = np.asarray(data, dtype=np.float64)
+    if array.ndim != 2:
+        raise ValueError(f"data must be annotators x units (2-D), got shape {array.shape}")
+    return array
+
+
+def domain_of(data: FloatArray, value_domain: npt.ArrayLike | None) -> FloatArray:
+    """The explicit value domain, checked against the data; or the values that occur."""
+    present = np.unique(data[~np.isnan(data)])
+    if value_domain is None:
+        return present.astype(np.float64)
+    domain = np.asarray(value_domain, dtype=np.float64)
+    if domain.ndim != 1 or len(np.unique(domain)) != len(domain):
+        raise ValueError("value_domain must be a list of distinct values")
+    outside = present[~np.isin(present, domain)]
+    if len(outside):
+        raise ValueError(f"data has values outside the value domain: {outside.tolist()}")
+    return domain
+
+
+def value_counts(data: npt.ArrayLike, value_domain: npt.ArrayLike | None = None) -> IntArray:
+    """Units x values: how many annotators gave each value of the domain to each unit."""
+    array = as_data(data)
+    domain = domain_of(array, value_domain)
+    counts = np.zeros((array.shape[1], len(domain)), dtype=np.int64)
+    annotators, units = np.nonzero(~np.isnan(array))
+    np.add.at(counts, (units, codes_in(domain, array[annotators, units])), 1)
+    return counts
+
+
+def codes_in(domain: FloatArray, values: FloatArray) -> IntArray:
+    """Position of each value in ``domain`` (the values must all be in it)."""
+    order = np.argsort(domain)
+    return order[np.searchsorted(domain, values, sorter=order)].astype(np.int64)
+
+
+NO_PAIRS = "undefined: no unit was rated by two annotators"
+NO_VARIATION = "undefined: every rating has the same value, so agreement by chance is total"
+
+
+def undefined_reason(counts: IntArray) -> str:
+    """Why a chance-corrected coefficient is undefined for these counts, or "" when it is not."""
+    raters = counts.sum(axis=1)
+    pairable = counts[raters >= 2]
+    if len(pairable) == 0:
+        return NO_PAIRS
+    if np.count_nonzero(pairable.sum(axis=0)) < 2:
+        return NO_VARIATION
+    return ""
+
+
+# --------------------------------------------------------------------------------------------
+# Weights between values (1 = full agreement, 0 = none)
+
+
+def weight_matrix(value_domain: npt.ArrayLike, kind: WeightKind = "identity") -> FloatArray:
+    """Agreement weights between domain values, as in Gwet (2014), ch. 3.
+
+    ``identity``: exact matches only. ``linear`` / ``quadratic``: 1 - |k-l| / range, squared for
+    quadratic, on the values themselves. ``ordinal``: on ranks, 1 - C(|k-l|+1, 2) / max.
+    """
+    domain = np.asarray(value_domain, dtype=np.float64)
+    size = len(domain)
+    if kind == "identity":
+        return np.eye(size)
+    if size < 2:
+        return np.ones((size, size))
+    if kind in ("linear", "quadratic"):
+        spread = domain.max() - domain.min()
+        distance = np.abs(domain[:, None] - domain[None, :]) / spread
+        return 1.0 - (distance if kind == "linear" else distance**2)
+    if kind == "ordinal":
+        ranks = np.arange(size)
+        span = np.abs(ranks[:, None] - ranks[None, :]) + 1.0
+        pairs = span * (span - 1) / 2
+        return 1.0 - pairs / pairs.max()
+    raise ValueError(f"unknown weights {kind!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Coefficients from counts, for one or many unit weightings at once.
+#
+# ``unit_weights`` is resamples x units (a row of ones is the plain point estimate). Every
+# function returns one value per row.
+
+
+def _safe_divide(numerator: FloatArray, denominator: FloatArray) -> FloatArray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = numerator / denominator
+    return np.where(denominator == 0, np.nan, result)
+
+
+def _distances(domain: FloatArray, level: Level, pairable_values: FloatArray) -> FloatArray:
+    """Krippendorff's squared distances, resamples x V x V (ordinal depends on the marginals)."""
+    resamples, size = pairable_values.shape
+    if level == "nominal":
+        return np.broadcast_to(1.0 - np.eye(size), (resamples, size, size))
+    if level == "interval":
+        delta = (domain[:, None] - domain[None, :]) ** 2
+        return np.broadcast_to(delta, (resamples, size, size))
+    if level == "ratio":
+        total = domain[:, None] + domain[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            delta = np.where(total == 0, 0.0, ((domain[:, None] - domain[None, :]) / total) ** 2)
+        return np.broadcast_to(delta, (resamples, size, size))
+    if level == "ordinal":
+        # Sum of the marginals from value c to value k, minus half of both ends, squared.
+        cumulative = np.cumsum(pairable_values, axis=1)
+        low = np.minimum.outer(np.arange(size), np.arange(size))
+        high = np.maximum.outer(np.arange(size), np.arange(size))
+        between = cumulative[:, high] - cumulative[:, low] + pairable_values[:, low]
+        ends = (pairable_values[:, :, None] + pairable_values[:, None, :]) / 2
+        return (between - ends) ** 2
+    raise ValueError(f"unknown level of measurement {level!r}")
+
+
+@dataclass(frozen=True)
+class UnitTerms:
+    """A coefficient written as per-unit terms whose sums over units determine it.
+
+    A resample weights each unit by how often it was drawn, so the resample's sums are one row
+    of ``unit_weights @ terms``; ``combine`` turns rows of sums into the coefficient. Several
+    coefficients share one matrix product (:func:`evaluate`), reading the resample matrix once.
+    """
+
+    terms: FloatArray  # units x columns
+    combine: Callable[[FloatArray], FloatArray]  # rows x columns -> one value per row
+
+
+def evaluate(
+    coefficients: Sequence[UnitTerms],
+    unit_weights: WeightArray | None = None,
+    unit_groups: IntArray | None = None,
+) -> list[FloatArray]:
+    """Each coefficient for each row of ``unit_weights`` (or once, unweighted, when None).
+
+    ``unit_groups`` (optional) labels units whose terms are equal, such as
+    :func:`count_groups` of the counts the terms come from; without it they are found here.
+    """
+    stacked = np.hstack([coefficient.terms for coefficient in coefficients])
+    if unit_weights is None:
+        sums = stacked.sum(axis=0, keepdims=True)
+    else:
+        if unit_groups is None:
+            unit_groups = np.unique(stacked, axis=0, return_inverse=True)[1].ravel()
+        sums = _weighted_sums(unit_weights, stacked, unit_groups)
+    results = []
+    start = 0
+    for coefficient in coefficients:
+        width = coefficient.terms.shape[1]
+        results.append(coefficient.combine(sums[:, start : start + width]))
+        start += width
+    return results
+
+
+def count_groups(counts: IntArray) -> IntArray:
+    """A label per unit, the same for units with the same answer counts (so the same terms)."""
+    base = int(counts.max(initial=0)) + 1
+    if base ** counts.shape[1] < 2**62:
+        # Each row as one integer: sorting integers is far cheaper than sorting rows.
+        keys = counts.astype(np.int64) @ (base ** np.arange(counts.shape[1], dtype=np.int64))
+        return np.unique(keys, return_inverse=True)[1]
+    return np.unique(counts, axis=0, return_inverse=True)[1].ravel()
+
+
+def _weighted_sums(unit_weights: WeightArray, stacked: FloatArray, groups: IntArray) -> FloatArray:
+    """``unit_weights @ stacked``, computed over the groups of units with equal terms.
+
+    k annotators on a short scale give few distinct count rows (tens, for any number of
+    pairs), so each resample first adds up the weights of the units in a group. The float64
+    product then has one column per group instead of one per unit, and the compact weights are
+    copied a block of resamples at a time.
+    """
+    weights = np.asarray(unit_weights)
+    if not len(stacked):
+        return np.zeros((len(weights), stacked.shape[1]))
+    order = np.argsort(groups, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(groups[order]) != 0])
+    distinct = stacked[order[starts]]
+    sums = np.empty((len(weights), stacked.shape[1]))
+    for start in range(0, len(weights), _RESAMPLE_BLOCK):
+        block = weights[start : start + _RESAMPLE_BLOCK][:, order]
+        grouped = np.add.reduceat(block, starts, axis=1, dtype=np.float64)
+        sums[start : start + _RESAMPLE_BLOCK] = grouped @ distinct
+    return sums
+
+
+def unit_coincidences(counts: IntArray) -> FloatArray:
+    """Each unit's contribution to Krippendorff's coincidence matrix, flattened: units x V*V."""
+    counts_f = counts.astype(np.float64)
+    raters = counts_f.sum(axis=1)
+    size = counts.shape[1]
+    pairs = counts_f[:, :, None] * counts_f[:, None, :]
+    pairs[:, np.arange(size), np.arange(size)] -= counts_f
+    scale = np.where(raters >= 2, 1.0 / np.maximum(raters - 1, 1), 0.0)
+    return (pairs * scale[:, None, None]).reshape(len(counts), size * size)
+
+
+def alpha_terms(counts: IntArray, value_domain: npt.ArrayLike, level: Level) -> UnitTerms:
+    """Krippendorff's alpha: the terms are the units' coincidence matrices."""
+    domain = np.asarray(value_domain, dtype=np.float64)
+    size = len(domain)
+
+    def combine(sums: FloatArray) -> FloatArray:
+        observed = sums.reshape(len(sums), size, size)
+        marginals = observed.sum(axis=2)
+        total = marginals.sum(axis=1)
+        expected = marginals[:, :, None] * marginals[:, None, :]
+        expected[:, np.arange(size), np.arange(size)] -= marginals
+        delta = _distances(domain, level, marginals)
+        disagreement = (observed * delta).sum(axis=(1, 2))
+        chance = (expected * delta).sum(axis=(1, 2))
+        return 1.0 - _safe_divide((total - 1) * disagreement, chance)
+
+    return UnitTerms(unit_coincidences(counts), combine)
+
+
+def _weighted_unit_agreement(counts: IntArray, weights_vv: FloatArray) -> FloatArray:
+    """Per unit: the share of ordered rater pairs that agree (with partial credit by weight)."""
+    counts_f = counts.astype(np.float64)
+    raters = counts_f.sum(axis=1)
+    credited = counts_f @ weights_vv.T  # r*_uk = sum_l w_kl n_ul
+    agreeing = (counts_f * (credited - 1.0)).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = agreeing / (raters * (raters - 1))
+    return np.where(raters >= 2, share, 0.0)
+
+
+def percent_agreement_terms(counts: IntArray, weights_vv: FloatArray | None = None) -> UnitTerms:
+    """Mean share of agreeing rater pairs over units rated at least twice."""
+    size = counts.shape[1]
+    per_unit = _weighted_unit_agreement(counts, np.eye(size) if weights_vv is None else weights_vv)
+    pairable = (counts.sum(axis=1) >= 2).astype(np.float64)
+    return UnitTerms(
+        np.column_stack([per_unit, pairable]), lambda sums: _safe_divide(sums[:, 0], sums[:, 1])
+    )
+
+
+def gwet_terms(counts: IntArray, weights_vv: FloatArray) -> UnitTerms:
+    """Gwet's AC1 (identity weights) or AC2 (other weights), multiple raters, missing data.
+
+    Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed., ch. 3: percent agreement over
+    units with two or more ratings; chance agreement from the category shares averaged over
+    units with at least one rating, scaled by sum(weights) / (q (q - 1)).
+    """
+    size = counts.shape[1]
+    counts_f = counts.astype(np.float64)
+    raters = counts_f.sum(axis=1)
+    rated = (raters >= 1).astype(np.float64)
+    shares = counts_f / np.maximum(raters, 1)[:, None]
+    agreement = percent_agreement_terms(counts, weights_vv)
+    scale = weights_vv.sum() / (size * (size - 1))
+
+    def combine(sums: FloatArray) -> FloatArray:
+        observed = agreement.combine(sums[:, :2])
+        prevalence = _safe_divide(sums[:, 3:], sums[:, 2:3])
+        chance = scale * (prevalence * (1 - prevalence)).sum(axis=1)
+        return _safe_divide(observed - chance, 1.0 - chance)
+
+    return UnitTerms(np.column_stack([agreement.terms, rated, shares]), combine)
+
+
+def fleiss_terms(counts: IntArray) -> UnitTerms:
+    """Fleiss' kappa (1971). Units without ratings are ignored; the others need equal raters."""
+    raters = counts.sum(axis=1)
+    rated = raters > 0
+    per_unit_raters = np.unique(raters[rated])
+    if len(per_unit_raters) > 1:
+        raise ValueError(
+            "Fleiss' kappa needs the same number of raters on every unit; "
+            f"found {per_unit_raters.tolist()}"
+        )
+    m = float(per_unit_raters[0]) if len(per_unit_raters) else 0.0
+    counts_f = counts.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_unit = np.where(rated, ((counts_f**2).sum(axis=1) - m) / (m * (m - 1)), 0.0)
+
+    def combine(sums: FloatArray) -> FloatArray:
+        if m < 2:
+            return np.full(len(sums), np.nan)
+        observed = _safe_divide(sums[:, 0], sums[:, 1])
+        proportions = _safe_divide(sums[:, 2:], (sums[:, 1] * m)[:, None])
+        chance = (proportions**2).sum(axis=1)
+        return _safe_divide(observed - chance, 1.0 - chance)
+
+    return UnitTerms(np.column_stack([per_unit, rated.astype(np.float64), counts_f]), combine)
+
+
+def alpha_from_counts(
+    counts: IntArray,
+    value_domain: npt.ArrayLike,
+    level: Level,
+    unit_weights: WeightArray | None = None,
+) -> FloatArray:
+    """Krippendorff's alpha for each row of ``unit_weights`` (vectorised; see module doc)."""
+    return evaluate([alpha_terms(counts, value_domain, level)], unit_weights)[0]
+
+
+def percent_agreement_from_counts(
+    counts: IntArray, unit_weights: WeightArray | None = None
+) -> FloatArray:
+    return evaluate([percent_agreement_terms(counts)], unit_weights)[0]
+
+
+def gwet_from_counts(
+    counts: IntArray, weights_vv: FloatArray, unit_weights: WeightArray | None = None
+) -> FloatArray:
+    return evaluate([gwet_terms(counts, weights_vv)], unit_weights)[0]
+
+
+def fleiss_from_counts(counts: IntArray, unit_weights: WeightArray | None = None) -> FloatArray:
+    return evaluate([fleiss_terms(counts)], unit_weights)[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Public coefficients over annotators x units data
+
+
+def krippendorff_alpha(
+    data: npt.ArrayLike, level: Level = "nominal", value_domain: npt.ArrayLike | None = None
+) -> float:
+    """Krippendorff's alpha through the ``krippendorff`` package; NaN when undefined.
+
+    Undefined (see :func:`undefined_reason`): no unit rated twice, or every pairable rating
+    has the same value. The package raises or divides by zero there; we return NaN instead.
+    """
+    array = as_data(data)
+    domain = domain_of(array, value_domain)
+    counts = value_counts(array, domain)
+    if len(domain) < 2 or undefined_reason(counts):
+        return math.nan
+    return float(
+        krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level)
+    )
+
+
+def percent_agreement(data: npt.ArrayLike, value_domain: npt.ArrayLike | None = None) -> float:
+    """Share of agreeing annotator pairs within a unit, averaged over units rated twice or more."""
+    return float(percent_agreement_from_counts(value_counts(data, value_domain))[0])
+
+
+def gwet_ac1(data: npt.ArrayLike, value_domain: npt.ArrayLike | None = None) -> float:
+    """Gwet's AC1: chance-corrected agreement that stays stable when one category dominates."""
+    array = as_data(data)
+    domain = domain_of(array, value_domain)
+    return float(gwet_from_counts(value_counts(array, domain), np.eye(len(domain)))[0])
+
+
+def gwet_ac2(
+    data: npt.ArrayLike, value_domain: npt.ArrayLike, weights: WeightKind = "ordinal"
+) -> float:
+    """Gwet's AC2: AC1 with partial credit between nearby values (ordinal ratings)."""
+    array = as_data(data)
+    domain = domain_of(array, value_domain)
+    return float(gwet_from_counts(value_counts(array, domain), weight_matrix(domain, weights))[0])
+
+
+def fleiss_kappa(data: npt.ArrayLike, value_domain: npt.ArrayLike | None = None) -> float:
+    """Fleiss' kappa; every rated unit must have the same number of ratings (ValueError if not)."""
+    return float(fleiss_from_counts(value_counts(data, value_domain))[0])
+
+
+def fleiss_kappa_from_table(table: npt.ArrayLike) -> float:
+    """Fleiss' kappa from the usual subjects x categories table of rater counts."""
+    return float(fleiss_from_counts(np.asarray(table, dtype=np.int64))[0])
+
+
+def cohen_kappa_from_table(table: npt.ArrayLike, weights_vv: npt.ArrayLike | None = None) -> float:
+    """Cohen's kappa (weighted when ``weights_vv`` is given) from a V x V contingency table."""
+    counts = np.asarray(table, dtype=np.float64)
+    total = counts.sum()
+    if total == 0:
+        return math.nan
+    weights = np.eye(len(counts)) if weights_vv is None else np.asarray(weights_vv, np.float64)
+    joint = counts / total
+    observed = (weights * joint).sum()
+    chance = (weights * np.outer(joint.sum(axis=1), joint.sum(axis=0))).sum()
+    if math.isclose(chance, 1.0):
+        return math.nan
+    return float((observed - chance) / (1.0 - chance))
+
+
+def cohen_kappa(
+    rater_a: npt.ArrayLike,
+    rater_b: npt.ArrayLike,
+    value_domain: npt.ArrayLike | None = None,
+    weights: WeightKind = "identity",
+) -> float:
+    """Cohen's kappa between two annotators over the units both rated (NaN marks missing)."""
+    both = as_data([np.asarray(rater_a, np.float64), np.asarray(rater_b, np.float64)])
+    domain = domain_of(both, value_domain)
+    common = ~np.isnan(both).any(axis=0)
+    if common.sum() == 0 or len(domain) < 2:
+        return math.nan
+    codes = codes_in(domain, both[:, common])
+    table = np.zeros((len(domain), len(domain)))
+    np.add.at(table, (codes[0], codes[1]), 1)
+    return cohen_kappa_from_table(table, weight_matrix(domain, weights))
+
+
+@dataclass(frozen=True)
+class PairwiseKappa:
+    """Cohen's kappa for every pair of annotators (symmetric; NaN where undefined)."""
+
+    kappa: FloatArray
+    common_units: IntArray
+
+
+def pairwise_cohen_kappa(
+    data: npt.ArrayLike,
+    value_domain: npt.ArrayLike | None = None,
+    weights: WeightKind = "identity",
+    *,
+    min_common: int = 2,
+) -> PairwiseKappa:
+    """Cohen's kappa for each pair of annotators on the units they both rated."""
+    array = as_data(data)
+    domain = domain_of(array, value_domain)
+    present = (~np.isnan(array)).astype(np.int64)
+    common = present @ present.T
+    kappa = np.full(common.shape, np.nan)
+    for a, b in zip(*np.nonzero(np.triu(common >= min_common, k=1)), strict=True):
+        kappa[a, b] = kappa[b, a] = cohen_kappa(array[a], array[b], domain, weights)
+    return PairwiseKappa(kappa=kappa, common_units=common)
+
+
+# --------------------------------------------------------------------------------------------
+# Bootstrap over units
+
+
+def resample_weights(
+    n_units: int, resamples: int = DEFAULT_RESAMPLES, seed: int | None = 0
+) -> WeightArray:
+    """Resamples x units: how often each unit is drawn in each bootstrap resample.
+
+    A unit-level bootstrap draws units with replacement; a coefficient computed from
+    per-unit terms only needs these multiplicities, not the resampled data itself. The matrix
+    takes one byte per cell (100 MB for 1,000 resamples of 100,000 pairs): a unit drawn more
+    than 255 times in one resample would need n_units >= 256 and has a probability below
+    n_units / 256!, far below anything that happens.
+    """
+    rng = np.random.default_rng(seed)
+    weights = np.zeros((resamples, n_units), dtype=np.uint8)
+    if n_units == 0:
+        return weights
+    for row in range(resamples):
+        weights[row] = np.bincount(rng.integers(0, n_units, n_units), minlength=n_units)
+    return weights
+
+
+def percentile_interval(
+    estimate: float, samples: FloatArray, confidence: float = 0.95
+) -> tuple[float | None, float | None]:
+    """Percentile interval of the finite bootstrap samples, widened to hold the estimate.
+
+    With few units the bootstrap distribution can be so skewed that the percentile interval
+    misses the estimate itself; we widen it (never narrow it) rather than report an interval
+    that excludes the number printed beside it.
+    """
+    finite = samples[np.isfinite(samples)]
+    if len(finite) == 0 or not math.isfinite(estimate):
+        return None, None
+    tail = (1.0 - confidence) / 2
+    low, high = np.quantile(finite, [tail, 1.0 - tail])
+    return float(min(low, estimate)), float(max(high, estimate))
+
+
+@dataclass
+class AgreementData:
+    """One question's ratings prepared once for all its coefficients and resamples."""
+
+    counts: IntArray
+    value_domain: FloatArray
+
+    @classmethod
+    def from_data(cls, data: npt.ArrayLike, value_domain: npt.ArrayLike) -> AgreementData:
+        array = as_data(data)
+        domain = domain_of(array, value_domain)
+        return cls(counts=value_counts(array, domain), value_domain=domain)
+
+    def _terms(
+        self, coefficient: Coefficient, counts: IntArray, options: Mapping[str, Any]
+    ) -> UnitTerms:
+        if coefficient == "alpha":
+            return alpha_terms(counts, self.value_domain, options.get("level", "nominal"))
+        if coefficient == "percent_agreement":
+            return percent_agreement_terms(counts)
+        if coefficient == "gwet":
+            kind = options.get("weights", "identity")
+            return gwet_terms(counts, weight_matrix(self.value_domain, kind))
+        if coefficient == "fleiss_kappa":
+            return fleiss_terms(counts)
+        raise ValueError(f"unknown coefficient {coefficient!r}")
+
+    def _undefined(self, coefficient: Coefficient, counts: IntArray) -> str:
+        reason = undefined_reason(counts)
+        if reason == NO_VARIATION and coefficient in ("percent_agreement", "gwet"):
+            # Unanimity is perfect observed agreement; AC1 stays defined (= 1) where kappa-type
+            # coefficients divide by zero: the prevalence paradox AC1 was made for.
+            return ""
+        return reason
+
+    def _fleiss_counts(self) -> tuple[IntArray, str]:
+        """Fleiss needs equal raters: keep the units with the most common count, and say so."""
+        raters = self.counts.sum(axis=1)
+        sizes, frequency = np.unique(raters[raters >= 2], return_counts=True)
+        if len(sizes) == 0 or np.isin(raters[raters > 0], sizes[:1]).all():
+            return self.counts, ""
+        most = sizes[np.argmax(frequency)]
+        note = (
+            f"computed on the {int(frequency.max())} of {int((raters > 0).sum())} rated units "
+            f"that have exactly {int(most)} ratings"
+        )
+        return np.where((raters == most)[:, None], self.counts, 0), note
+
+    def estimates(
+        self,
+        requests: Sequence[tuple[Coefficient, Mapping[str, Any]]],
+        unit_weights: WeightArray | None = None,
+        *,
+        confidence: float = 0.95,
+    ) -> list[Estimate]:
+        """Several coefficients (name, options) at once, with one product over the resamples."""
+        notes: list[str] = []
+        reasons: list[str] = []
+        terms: list[UnitTerms] = []
+        for coefficient, options in requests:
+            counts, note = (
+                self._fleiss_counts() if coefficient == "fleiss_kappa" else (self.counts, "")
+            )
+            notes.append(note)
+            reasons.append(self._undefined(coefficient, counts))
+            if not reasons[-1]:
+                terms.append(self._terms(coefficient, counts, options))
+        points = evaluate(terms, None) if terms else []
+        resampled = (
+            evaluate(terms, unit_weights, count_groups(self.counts))
+            if terms and unit_weights is not None
+            else []
+        )
+        results = []
+        computed = 0
+        for note, reason in zip(notes, reasons, strict=True):
+            if reason:
+                results.append(Estimate(value=None, note=_join(note, reason)))
+                continue
+            point = float(points[computed][0])
+            samples = resampled[computed] if resampled else None
+            computed += 1
+            results.append(_estimate(point, samples, confidence, note))
+        return results
+
+    def estimate(
+        self,
+        coefficient: Coefficient,
+        unit_weights: WeightArray | None = None,
+        *,
+        confidence: float = 0.95,
+        **options: Any,
+    ) -> Estimate:
+        """Point estimate and, when ``unit_weights`` (resamples x units) is given, its CI."""
+        return self.estimates([(coefficient, options)], unit_weights, confidence=confidence)[0]
+
+
+def _join(*parts: str) -> str:
+    return "; ".join(part for part in parts if part)
+
+
+def _estimate(point: float, samples: FloatArray | None, confidence: float, note: str) -> Estimate:
+    if not math.isfinite(point):
+        return Estimate(value=None, note=_join(note, "undefined for these ratings"))
+    if samples is None or len(samples) == 0:
+        return Estimate(value=point, note=note)
+    low, high = percentile_interval(point, samples, confidence)
+    usable = int(np.isfinite(samples).sum())
+    if usable < len(samples):
+        note = _join(note, f"{len(samples) - usable} resamples were undefined and left out")
+    return Estimate(point, low, high, note=note, resamples=usable)
+
+
+def bootstrap_estimate(
+    data: npt.ArrayLike,
+    coefficient: Coefficient,
+    *,
+    value_domain: npt.ArrayLike | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+    **options: Any,
+) -> Estimate:
+    """A coefficient with a unit-level bootstrap interval (seeded: same seed, same interval).
+
+    ``coefficient`` is "alpha" (option ``level``), "percent_agreement", "gwet" (option
+    ``weights``: "identity" for AC1, "ordinal" etc. for AC2) or "fleiss_kappa".
+    """
+    array = as_data(data)
+    prepared = AgreementData.from_data(array, domain_of(array, value_domain))
+    weights = resample_weights(array.shape[1], resamples, seed)
+    return prepared.estimate(coefficient, weights, confidence=confidence, **options)
+
+
+# --------------------------------------------------------------------------------------------
+# Proportions
+
+
+def wilson_interval(successes: int, total: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (Wilson 1927; Newcombe 1998, method 3)."""
+    if total <= 0:
+        return math.nan, math.nan
+    z = float(stats.norm.ppf(1 - (1 - confidence) / 2))
+    share = successes / total
+    denominator = 1 + z**2 / total
+    centre = (share + z**2 / (2 * total)) / denominator
+    half = z * math.sqrt(share * (1 - share) / total + z**2 / (4 * total**2)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def binomial_p_value(successes: int, total: int, expected: float = 0.5) -> float:
+    """Two-sided exact binomial test p-value (NaN when there is nothing to test)."""
+    if total <= 0:
+        return math.nan
+    return float(stats.binomtest(successes, total, expected).pvalue)
+
+
+# --------------------------------------------------------------------------------------------
+# Per-annotator agreement
+
+
+def leave_one_out_agreement(
+    data: npt.ArrayLike, value_domain: npt.ArrayLike | None = None
+) -> tuple[FloatArray, IntArray]:
+    """Per annotator: share of their answers that match the majority of the *other* annotators.
+
+    The others' majority is their most frequent value when it is unique; units where the others
+    tie, or where nobody else answered, are not counted. Returns (share, units counted).
+    """
+    array = as_data(data)
+    domain = domain_of(array, value_domain)
+    counts = value_counts(array, domain)
+    annotators, units = np.nonzero(~np.isnan(array))
+    codes = codes_in(domain, array[annotators, units])
+    others = counts[units].copy()
+    others[np.arange(len(units)), codes] -= 1
+    top = others.max(axis=1)
+    unique_top = (others == top[:, None]).sum(axis=1) == 1
+    counted = (top > 0) & unique_top
+    agrees = counted & (others.argmax(axis=1) == codes)
+    n_annotators = array.shape[0]
+    counted_per: FloatArray = np.bincount(
+        annotators, weights=counted.astype(np.float64), minlength=n_annotators
+    ).astype(np.float64)
+    agree_per: FloatArray = np.bincount(
+        annotators, weights=agrees.astype(np.float64), minlength=n_annotators
+    ).astype(np.float64)
+    return _safe_divide(agree_per, counted_per), counted_per.astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# Dawid-Skene
+
+
+@dataclass(frozen=True)
+class DawidSkene:
+    """Result of the Dawid-Skene EM.
+
+    ``posterior``: units x classes, P(true class | answers). ``confusion``: annotators x true
+    class x answered class. ``priors``: class prevalence.
+    """
+
+    posterior: FloatArray
+    confusion: FloatArray
+    priors: FloatArray
+    log_likelihood: float
+    iterations: int
+    converged: bool
+
+    def labels(self) -> IntArray:
+        """Most probable class per unit (ties go to the lower code)."""
+        return self.posterior.argmax(axis=1).astype(np.int64)
+
+    def annotator_accuracy(self) -> FloatArray:
+        """Each annotator's expected accuracy: sum over classes of prior x P(correct)."""
+        diagonal = np.diagonal(self.confusion, axis1=1, axis2=2)
+        return diagonal @ self.priors
+
+
+def dawid_skene(
+    codes: npt.ArrayLike,
+    n_classes: int,
+    *,
+    max_iterations: int = 100,
+    tolerance: float = 1e-6,
+    smoothing: float = 0.01,
+) -> DawidSkene:
+    """Dawid & Skene (1979) EM for categorical answers; ``codes`` is annotators x units.
+
+    No maintained library fits our pins, so this is the small textbook EM: start from the vote
+    shares, alternate confusion matrices (M step, with a little additive smoothing so that an
+    answer never seen is not impossible) and class posteriors (E step) until the
+    log-likelihood stops improving. Deterministic: no random start.
+    """
+    array = as_data(codes)
+    n_annotators, n_units = array.shape
+    annotators, units = np.nonzero(~np.isnan(array))
+    answers = array[annotators, units].astype(np.int64)
+    if len(answers) and (answers.min() < 0 or answers.max() >= n_classes):
+        raise ValueError("codes must be integers in [0, n_classes)")
+    votes = np.zeros((n_units, n_classes))
+    np.add.at(votes, (units, answers), 1.0)
+    rated = votes.sum(axis=1) > 0
+    posterior = np.full((n_units, n_classes), 1.0 / n_classes)
+    posterior[rated] = votes[rated] / votes[rated].sum(axis=1, keepdims=True)
+
+    # Sparse sums over ratings: per (annotator, answer) for the M step, per unit for the E step.
+    ones = np.ones(len(answers))
+    by_annotator_answer = sparse.csr_matrix(
+        (ones, (annotators * n_classes + answers, np.arange(len(answers)))),
+        shape=(n_annotators * n_classes, len(answers)),
+    )
+    by_unit = sparse.csr_matrix(
+        (ones, (units, np.arange(len(answers)))), shape=(n_units, len(answers))
+    )
+
+    previous = -math.inf
+    log_likelihood = -math.inf
+    confusion = np.full((n_annotators, n_classes, n_classes), 1.0 / n_classes)
+    priors = np.full(n_classes, 1.0 / n_classes)
+    converged = False
+    iteration = 0
+    for iteration in range(1, max_iterations + 1):  # noqa: B007 - reported afterwards
+        # M step: priors and confusion matrices from the current posteriors.
+        if rated.any():
+            priors = posterior[rated].mean(axis=0)
+        priors = np.clip(priors, 1e-12, None)
+        priors = priors / priors.sum()
+        counts = (by_annotator_answer @ posterior[units]).reshape(
+            n_annotators, n_classes, n_classes
+        )  # annotator x answer x true class
+        confusion = counts.transpose(0, 2, 1) + smoothing
+        confusion /= confusion.sum(axis=2, keepdims=True)
+        # E step: log P(true class) + sum of log P(answer | true class) over each unit's answers.
+        contributions = np.log(confusion)[annotators, :, answers]  # ratings x classes
+        log_joint = np.log(priors) + by_unit @ contributions
+        top = log_joint.max(axis=1, keepdims=True)
+        normaliser = top[:, 0] + np.log(np.exp(log_joint - top).sum(axis=1))
+        posterior = np.exp(log_joint - normaliser[:, None])
+        log_likelihood = float(normaliser[rated].sum())
+        if abs(log_likelihood - previous) <= tolerance * max(1.0, abs(log_likelihood)):
+            converged = True
+            break
+        previous = log_likelihood
+    return DawidSkene(posterior, confusion, priors, log_likelihood, iteration, converged)
+
+
+def majority_codes(codes: npt.ArrayLike, n_classes: int) -> FloatArray:
+    """Per unit, the unique most frequent code; NaN for ties and unrated units."""
+    array = as_data(codes)
+    counts = value_counts(array, np.arange(n_classes))
+    top = counts.max(axis=1)
+    unique = (counts == top[:, None]).sum(axis=1) == 1
+    return np.where(unique & (top > 0), counts.argmax(axis=1), np.nan)
+
+
+def encode(labels: Sequence[Sequence[Any]], domain: Sequence[Any]) -> FloatArray:
+    """Annotators x units of labels (None for missing) as float codes into ``domain``."""
+    index = {value: code for code, value in enumerate(domain)}
+    return np.array(
+        [[np.nan if label is None else index[label] for label in row] for row in labels],
+        dtype=np.float64,
+    )

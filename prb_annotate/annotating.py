@@ -1,0 +1,433 @@
+"""Submitting, revising and skipping: what happens to an annotator's answers.
+
+Answers are stored in dataset orientation (about the chosen and the rejected answer). The
+annotator saw Response A and Response B; ``Assignment.chosen_position`` says which side showed
+the chosen answer, and ``answers_from_form`` turns the A/B form into dataset orientation.
+"""
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
+from prb_annotate.plainsql import db_time, execute, fetch, row_lock
+
+MAX_CLIENT_TOKEN = 64
+MAX_COMMENT = 5000
+MAX_SKIP_REASON = 500
+MAX_TIME_ON_TASK_MS = 2**31 - 1
+MAX_ROW_ID = 2**63 - 1
+TRUE_VALUES = frozenset({"on", "true", "1", "yes"})
+FALSE_VALUES = frozenset({"", "off", "false", "0", "no"})
+FULL_MESSAGE = "This pair already has enough annotations; your answer was not recorded."
+
+
+@dataclass(frozen=True)
+class Answers:
+    """One annotator's judgement of a pair, in dataset orientation."""
+
+    quality_chosen: dict[str, int]
+    quality_rejected: dict[str, int]
+    rubric_fit: str  # chosen / rejected / tie
+    differentiator: str  # preference / quality / both / none
+    confidence: str  # low / medium / high
+    comment: str = ""
+    flagged: bool = False
+
+
+@dataclass(frozen=True)
+class Submission:
+    """Everything a submit form carries: the answers plus the request's bookkeeping."""
+
+    answers: Answers
+    client_token: str
+    time_on_task_ms: int | None
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    annotation: Annotation
+    created: bool
+    message: str
+
+
+class SubmitError(Exception):
+    """A submit or skip that changed nothing; ``field_errors`` maps form fields to messages.
+
+    ``code`` tells the API which status to answer: "invalid" (400: fix the form),
+    "full" (409: the pair has enough annotations), "inactive" (409: campaign not active),
+    "submitted" (409: cannot skip what was submitted).
+    """
+
+    def __init__(
+        self, message: str, field_errors: dict[str, str] | None = None, *, code: str = "invalid"
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field_errors: dict[str, str] = field_errors or {}
+        self.code = code
+
+
+# --- the form ----------------------------------------------------------------------------
+
+
+def answers_from_form(data: Mapping[str, Any], *, assignment: Assignment) -> Answers:
+    """Parse the A/B form the annotator filled in into dataset orientation.
+
+    Checks every field of the form at once (``client_token`` and ``time_on_task_ms``
+    included) and raises one SubmitError with a message per bad field.
+    """
+    return parse_submission(data, assignment=assignment).answers
+
+
+def parse_submission(data: Mapping[str, Any], *, assignment: Assignment) -> Submission:
+    """Like ``answers_from_form``, and also returns the client token and time on task."""
+    campaign = assignment.campaign
+    errors: dict[str, str] = {}
+    quality: dict[str, dict[str, int]] = {"A": {}, "B": {}}
+    for side in ("A", "B"):
+        for criterion in campaign.quality_criteria:
+            name = f"quality_{side}_{criterion}"
+            rating = _int_field(data.get(name), 1, campaign.rating_scale_max)
+            if rating is None:
+                errors[name] = (
+                    f"Rate {criterion} of response {side} from 1 to {campaign.rating_scale_max}."
+                )
+            else:
+                quality[side][criterion] = rating
+
+    fit = _text(data.get("rubric_fit")).strip()
+    fit_key = fit.upper() if fit.lower() != "tie" else "tie"
+    if fit_key not in {"A", "B", "tie"}:
+        errors["rubric_fit"] = "Choose A, B or tie."
+    differentiator = _text(data.get("differentiator")).strip().lower()
+    if differentiator not in Annotation.Differentiator.values:
+        errors["differentiator"] = "Choose what mainly distinguishes the two responses."
+    confidence = _text(data.get("confidence")).strip().lower()
+    if confidence not in Annotation.Confidence.values:
+        errors["confidence"] = "Choose low, medium or high."
+    comment = _text(data.get("comment")).strip()
+    if len(comment) > MAX_COMMENT:
+        errors["comment"] = f"Keep the comment under {MAX_COMMENT} characters."
+    flagged = _bool_field(data.get("flagged"))
+    if flagged is None:
+        errors["flagged"] = "Flagged is either on or off."
+
+    client_token = _text(data.get("client_token")).strip()
+    if not client_token:
+        errors["client_token"] = "Missing client token; reload the page."
+    elif len(client_token) > MAX_CLIENT_TOKEN:
+        errors["client_token"] = f"Client token longer than {MAX_CLIENT_TOKEN} characters."
+    time_on_task_ms: int | None = None
+    raw_time = data.get("time_on_task_ms")
+    if raw_time not in (None, ""):
+        time_on_task_ms = _int_field(raw_time, 0, MAX_TIME_ON_TASK_MS, round_floats=True)
+        if time_on_task_ms is None:
+            errors["time_on_task_ms"] = "Time on task is a whole number of milliseconds."
+
+    if errors:
+        raise SubmitError("Please correct the marked fields.", errors)
+
+    chosen_side = assignment.chosen_position
+    rejected_side = "B" if chosen_side == "A" else "A"
+    if fit_key == "tie":
+        rubric_fit = Annotation.RubricFit.TIE
+    elif fit_key == chosen_side:
+        rubric_fit = Annotation.RubricFit.CHOSEN
+    else:
+        rubric_fit = Annotation.RubricFit.REJECTED
+    answers = Answers(
+        quality_chosen=quality[chosen_side],
+        quality_rejected=quality[rejected_side],
+        rubric_fit=str(rubric_fit),
+        differentiator=differentiator,
+        confidence=confidence,
+        comment=comment,
+        flagged=bool(flagged),
+    )
+    return Submission(answers, client_token, time_on_task_ms)
+
+
+def form_values(annotation: Annotation, assignment: Assignment) -> dict[str, str]:
+    """An annotation as the A/B form that produced it (to pre-fill a revision)."""
+    chosen_side = assignment.chosen_position
+    rejected_side = "B" if chosen_side == "A" else "A"
+    values: dict[str, str] = {}
+    for criterion, rating in annotation.quality_chosen.items():
+        values[f"quality_{chosen_side}_{criterion}"] = str(rating)
+    for criterion, rating in annotation.quality_rejected.items():
+        values[f"quality_{rejected_side}_{criterion}"] = str(rating)
+    values["rubric_fit"] = annotation.rubric_fit_as_position(chosen_side)
+    values["differentiator"] = annotation.differentiator
+    values["confidence"] = annotation.confidence
+    values["comment"] = annotation.comment
+    values["flagged"] = "on" if annotation.flagged else ""
+    return values
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):  # JSON true/false where text was expected
+        return ""
+    if isinstance(value, str | int | float):
+        return str(value)
+    return ""
+
+
+def _int_field(value: Any, low: int, high: int, *, round_floats: bool = False) -> int | None:
+    """A whole number within [low, high] from form text or JSON; None when it is not one.
+
+    JSON floats count when they are whole (5.0), or always with ``round_floats`` (a browser's
+    timer gives fractions of a millisecond)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value) or not (round_floats or value.is_integer()):
+            return None
+        number = round(value)
+    elif isinstance(value, int):
+        number = value
+    elif isinstance(value, str) and 0 < len(value.strip()) <= 12:
+        text = value.strip()
+        if not (text.isascii() and text.lstrip("-").isdigit()):
+            return None
+        number = int(text)
+    else:
+        return None
+    return number if low <= number <= high else None
+
+
+def _bool_field(value: Any) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    text = _text(value).strip().lower()
+    if text in TRUE_VALUES:
+        return True
+    if text in FALSE_VALUES:
+        return False
+    return None
+
+
+def check_answers(answers: Answers, campaign: Campaign) -> None:
+    """Answers built in code get the same checks as the form (SubmitError otherwise)."""
+    errors: dict[str, str] = {}
+    criteria = set(campaign.quality_criteria)
+    for name, ratings in (
+        ("quality_chosen", answers.quality_chosen),
+        ("quality_rejected", answers.quality_rejected),
+    ):
+        if set(ratings) != criteria or not all(
+            isinstance(r, int) and not isinstance(r, bool) and 1 <= r <= campaign.rating_scale_max
+            for r in ratings.values()
+        ):
+            errors[name] = f"One rating from 1 to {campaign.rating_scale_max} per criterion."
+    if answers.rubric_fit not in Annotation.RubricFit.values:
+        errors["rubric_fit"] = "Choose chosen, rejected or tie."
+    if answers.differentiator not in Annotation.Differentiator.values:
+        errors["differentiator"] = "Choose what mainly distinguishes the two responses."
+    if answers.confidence not in Annotation.Confidence.values:
+        errors["confidence"] = "Choose low, medium or high."
+    if len(answers.comment) > MAX_COMMENT:
+        errors["comment"] = f"Keep the comment under {MAX_COMMENT} characters."
+    if errors:
+        raise SubmitError("Please correct the marked fields.", errors)
+
+
+# --- submit, revise, skip ----------------------------------------------------------------
+
+
+# The assignment with what the room check needs, locked together with its item row.
+SUBMIT_SQL = """
+SELECT a.status, a.item_id,
+       CASE WHEN a.status = 'reserved' AND a.expires_at > %s THEN 1 ELSE 0 END,
+       i.kind, c.annotations_per_pair + i.extra_annotations, c.status,
+       c.quality_criteria, c.rating_scale_max
+FROM prb_annotate_assignment a
+JOIN prb_annotate_campaignitem i ON i.id = a.item_id
+JOIN prb_annotate_campaign c ON c.id = a.campaign_id
+WHERE a.id = %s AND a.annotator_id = %s
+"""
+
+TOKEN_SQL = "SELECT id, assignment_id FROM prb_annotate_annotation WHERE client_token = %s"
+
+# The item's other assignments: submitted ones, and live reservations.
+ROOM_SQL = """
+SELECT COALESCE(SUM(CASE WHEN status = 'submitted' THEN 1 ELSE 0 END), 0),
+       COALESCE(SUM(CASE WHEN status = 'reserved' AND expires_at > %s THEN 1 ELSE 0 END), 0)
+FROM prb_annotate_assignment WHERE item_id = %s AND id <> %s
+"""
+
+MARK_SUBMITTED_SQL = """
+UPDATE prb_annotate_assignment SET status = 'submitted', submitted_at = %s WHERE id = %s
+"""
+
+
+def submit(
+    assignment_id: int,
+    annotator: User,
+    answers: Answers,
+    *,
+    client_token: str,
+    time_on_task_ms: int | None = None,
+    now: datetime | None = None,
+) -> SubmitResult:
+    """Record the annotator's answers for their assignment; one transaction.
+
+    - The same ``client_token`` again (double click, network retry) returns the annotation
+      it made, ``created=False``, even if the campaign closed in between.
+    - A submitted assignment is revised: a new row with the next revision becomes current.
+    - A live reservation always counts. A lapsed, expired or skipped one counts only if the
+      item still has room next to the others' submitted answers and live reservations;
+      otherwise SubmitError(code="full") and nothing is stored.
+    - Someone else's assignment raises Assignment.DoesNotExist, as if it did not exist.
+    """
+    now = now or timezone.now()
+    if not 0 < assignment_id <= MAX_ROW_ID:
+        raise Assignment.DoesNotExist("No such assignment.")
+    if not client_token or len(client_token) > MAX_CLIENT_TOKEN:
+        raise SubmitError("Missing client token.", {"client_token": "Missing or too long."})
+    if time_on_task_ms is not None and not 0 <= time_on_task_ms <= MAX_TIME_ON_TASK_MS:
+        raise SubmitError("Invalid time on task.", {"time_on_task_ms": "Out of range."})
+    try:
+        return _submit(assignment_id, annotator, answers, client_token, time_on_task_ms, now)
+    except IntegrityError as error:
+        # The same token sent at the same moment for two different assignments (a client
+        # bug): the unique token decides, and the loser changed nothing. The same token for
+        # the same assignment never gets here: the assignment lock serializes those.
+        raise SubmitError(
+            "This client token was already used for another answer.",
+            {"client_token": "Already used; reload the page."},
+        ) from error
+
+
+def _submit(
+    assignment_id: int,
+    annotator: User,
+    answers: Answers,
+    client_token: str,
+    time_on_task_ms: int | None,
+    now: datetime,
+) -> SubmitResult:
+    with transaction.atomic():
+        # Lock the assignment and its item, in that order. The assignment lock makes a
+        # double click wait for the first submit and then find its token; the item lock
+        # orders this room check against next_assignment reserving the item's last slot.
+        rows = fetch(SUBMIT_SQL + row_lock(of="a, i"), [db_time(now), assignment_id, annotator.pk])
+        if not rows:
+            raise Assignment.DoesNotExist("No such assignment.")
+        status, item_id, live, kind, target, campaign_status, criteria, scale_max = rows[0]
+        replay = fetch(TOKEN_SQL, [client_token])
+        if replay:
+            annotation_id, replay_assignment_id = replay[0]
+            if replay_assignment_id != assignment_id:
+                raise SubmitError(
+                    "This client token was already used for another answer.",
+                    {"client_token": "Already used; reload the page."},
+                )
+            existing = Annotation.objects.get(pk=annotation_id)
+            return SubmitResult(existing, created=False, message="Your answer was already saved.")
+        if campaign_status != Campaign.Status.ACTIVE:
+            raise SubmitError(
+                f"This campaign is {campaign_status}; answers are not accepted.", code="inactive"
+            )
+        questions = Campaign(quality_criteria=_json(criteria), rating_scale_max=scale_max)
+        check_answers(answers, questions)
+
+        if status == Assignment.Status.SUBMITTED:
+            return SubmitResult(
+                _add_revision(assignment_id, answers, client_token, time_on_task_ms),
+                created=True,
+                message="Your revised answer was saved.",
+            )
+        if kind != CampaignItem.Kind.GOLD:
+            submitted, reserved = fetch(ROOM_SQL, [db_time(now), item_id, assignment_id])[0]
+            # A live reservation already owns its slot; the check on submitted answers still
+            # guards against slots handed out twice (clocks that disagree between servers).
+            taken = int(submitted) if live else int(submitted) + int(reserved)
+            if taken >= target:
+                raise SubmitError(FULL_MESSAGE, code="full")
+        execute(MARK_SUBMITTED_SQL, [db_time(now), assignment_id])
+        annotation = _create_annotation(assignment_id, answers, client_token, time_on_task_ms, 1)
+        return SubmitResult(annotation, created=True, message="Your answer was saved.")
+
+
+def _json(value: Any) -> Any:
+    # A JSON column read by plain SQL: text on SQLite, and on PostgreSQL as the driver hands it.
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def _add_revision(
+    assignment_id: int, answers: Answers, client_token: str, time_on_task_ms: int | None
+) -> Annotation:
+    """Called with the assignment locked, so two revisions cannot take the same number."""
+    annotations = Annotation.objects.filter(assignment_id=assignment_id)
+    last = annotations.aggregate(last=Max("revision"))["last"] or 0
+    annotations.filter(is_current=True).update(is_current=False)
+    return _create_annotation(assignment_id, answers, client_token, time_on_task_ms, last + 1)
+
+
+def _create_annotation(
+    assignment_id: int,
+    answers: Answers,
+    client_token: str,
+    time_on_task_ms: int | None,
+    revision: int,
+) -> Annotation:
+    return Annotation.objects.create(
+        assignment_id=assignment_id,
+        revision=revision,
+        is_current=True,
+        quality_chosen=answers.quality_chosen,
+        quality_rejected=answers.quality_rejected,
+        rubric_fit=answers.rubric_fit,
+        differentiator=answers.differentiator,
+        confidence=answers.confidence,
+        comment=answers.comment,
+        flagged=answers.flagged,
+        time_on_task_ms=time_on_task_ms,
+        client_token=client_token,
+    )
+
+
+def skip(
+    assignment_id: int, annotator: User, *, reason: str = "", now: datetime | None = None
+) -> Assignment:
+    """Give the item up: its slot goes to someone else and it never comes back to this annotator.
+
+    Skipping again changes nothing. A submitted assignment cannot be skipped (SubmitError).
+    """
+    if not 0 < assignment_id <= MAX_ROW_ID:
+        raise Assignment.DoesNotExist("No such assignment.")
+    with transaction.atomic():
+        assignment = (
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("campaign")
+            .get(pk=assignment_id, annotator_id=annotator.pk)
+        )
+        if assignment.status == Assignment.Status.SUBMITTED:
+            raise SubmitError(
+                "You already submitted this pair; revise it instead.", code="submitted"
+            )
+        if assignment.status != Assignment.Status.SKIPPED:
+            assignment.status = Assignment.Status.SKIPPED
+            assignment.skip_reason = reason.strip()[:MAX_SKIP_REASON]
+            assignment.save(update_fields=["status", "skip_reason"])
+    return assignment
+
+
+def current_annotation(assignment: Assignment) -> Annotation | None:
+    return Annotation.objects.filter(assignment=assignment, is_current=True).first()
+
+
+def annotation_history(assignment: Assignment) -> list[Annotation]:
+    """Every revision of the assignment's annotation, oldest first."""
+    return list(Annotation.objects.filter(assignment=assignment).order_by("revision"))

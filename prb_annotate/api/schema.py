@@ -1,0 +1,50 @@
+"""OpenAPI generation: drf-spectacular's, plus the error answers every endpoint can give.
+
+Documenting 400/401/403/404 with the shared error body lets clients (and the schema-driven
+tests) check error responses against the schema like any other.
+"""
+
+from typing import Any, Literal
+
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from rest_framework import serializers
+
+ERROR_CODES = {
+    "400": "Invalid input: `errors` names each field with its messages.",
+    "401": "Not authenticated.",
+    "403": "Not allowed for this account.",
+    "404": "No such object, or not visible to this account.",
+}
+BODY_ERROR_CODES = {"415": "Unsupported media type for the request body."}
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    # DRF's metaclass takes declared fields off the class: this shadows no property.
+    errors = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.ListField(child=serializers.CharField())
+    )
+
+
+class ImportErrorSerializer(ErrorSerializer):
+    """An import that failed: nothing was written; the first problems of the file."""
+
+    problems = serializers.ListField(child=serializers.DictField(), required=False)
+    total = serializers.IntegerField(required=False)
+
+
+class AutoSchema(SpectacularAutoSchema):
+    def _get_response_bodies(
+        self, direction: Literal["request", "response"] = "response"
+    ) -> dict[str, Any]:
+        responses: dict[str, Any] = super()._get_response_bodies(direction)
+        if direction != "response":
+            return responses
+        error = self._get_response_for_code(ErrorSerializer, "400")
+        codes = dict(ERROR_CODES)
+        if self.method in ("POST", "PUT", "PATCH"):
+            codes |= BODY_ERROR_CODES
+        for code, description in codes.items():
+            if code not in responses:
+                responses[code] = {**error, "description": description}
+        return responses

@@ -1,0 +1,84 @@
+"""Shapes of the annotator-work API, for the OpenAPI schema and its clients.
+
+The submit body is checked by ``annotating.parse_submission`` (the same code as the annotator
+page), not by these serializers; ``SubmitRequestSerializer`` documents it. The quality ratings
+are one field per side and criterion of the campaign, ``quality_A_<criterion>`` and
+``quality_B_<criterion>`` (for the default criteria: correctness, relevance, helpfulness).
+"""
+
+from rest_framework import serializers
+
+
+class ScaleSerializer(serializers.Serializer):
+    min = serializers.IntegerField()
+    max = serializers.IntegerField()
+
+
+class ReservationSerializer(serializers.Serializer):
+    """The reserved pair as the annotator sees it: responses A and B, never which one the
+    dataset chose."""
+
+    assignment = serializers.IntegerField()
+    campaign = serializers.IntegerField()
+    question = serializers.CharField()
+    profile = serializers.JSONField()
+    rubric_aspects = serializers.JSONField()
+    narrative = serializers.CharField(allow_blank=True)
+    response_a = serializers.CharField()
+    response_b = serializers.CharField()
+    criteria = serializers.ListField(child=serializers.CharField())
+    scale = ScaleSerializer()
+    expires_at = serializers.DateTimeField()
+
+
+def _rating(side: str, criterion: str) -> serializers.IntegerField:
+    return serializers.IntegerField(
+        min_value=1, help_text=f"Response {side} on {criterion}: 1 to the campaign's scale."
+    )
+
+
+class SubmitRequestSerializer(serializers.Serializer):
+    """One judgement of the pair, in the A/B orientation the annotator saw (shown here for the
+    default criteria)."""
+
+    quality_A_correctness = _rating("A", "correctness")
+    quality_A_relevance = _rating("A", "relevance")
+    quality_A_helpfulness = _rating("A", "helpfulness")
+    quality_B_correctness = _rating("B", "correctness")
+    quality_B_relevance = _rating("B", "relevance")
+    quality_B_helpfulness = _rating("B", "helpfulness")
+    rubric_fit = serializers.ChoiceField(choices=["A", "B", "tie"])
+    differentiator = serializers.ChoiceField(choices=["preference", "quality", "both", "none"])
+    confidence = serializers.ChoiceField(choices=["low", "medium", "high"])
+    comment = serializers.CharField(required=False, allow_blank=True)
+    flagged = serializers.BooleanField(required=False)
+    client_token = serializers.CharField(
+        max_length=64, help_text="Chosen by the client; sending it again is harmless."
+    )
+    time_on_task_ms = serializers.IntegerField(min_value=0, required=False)
+
+
+class SubmitResultSerializer(serializers.Serializer):
+    annotation = serializers.IntegerField()
+    assignment = serializers.IntegerField()
+    revision = serializers.IntegerField()
+    created = serializers.BooleanField(help_text="False when this client token was seen before.")
+    message = serializers.CharField()
+
+
+class SkipRequestSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=500)
+
+
+class SkipResultSerializer(serializers.Serializer):
+    assignment = serializers.IntegerField()
+    status = serializers.CharField()
+
+
+class MyProgressSerializer(serializers.Serializer):
+    campaign = serializers.IntegerField()
+    status = serializers.CharField()
+    done = serializers.IntegerField()
+    quota = serializers.IntegerField(allow_null=True)
+    quota_done = serializers.BooleanField()
+    completion_url = serializers.CharField(allow_blank=True)

@@ -1,0 +1,391 @@
+"""REST API for managers: datasets and their pairs, campaigns, progress, audit, exports.
+
+Thin views: a serializer checks the input, a service function does the work (the same ones the
+web pages and management commands call), and the access rules are those of the web app
+(``api.permissions``). The annotator work endpoints live in ``api.work``.
+"""
+
+import re
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from django.http import FileResponse, HttpResponseBase
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.exceptions import NotFound
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from prb_annotate.access import is_staff
+from prb_annotate.api import serializers as api
+from prb_annotate.api.errors import error_body
+from prb_annotate.api.permissions import IsStaff, managed_campaign
+from prb_annotate.api.schema import ImportErrorSerializer
+from prb_annotate.auditing import PairVerdict, campaign_audit, campaign_verdicts
+from prb_annotate.campaigns import CampaignSetupError, add_member, create_campaign, set_status
+from prb_annotate.exporting import export_zip
+from prb_annotate.importing import ImportFailed, import_upload
+from prb_annotate.models import Campaign, Dataset, Membership, Pair
+from prb_annotate.progress import campaign_progress
+
+MAX_LISTED_PROBLEMS = 100
+
+
+class Pagination(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+    def get_page_size(self, request: Request) -> int | None:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        # DRF would quietly use the default for a bad value; say so instead.
+        if not re.fullmatch(r"[0-9]{1,6}", raw) or not 1 <= int(raw) <= self.max_page_size:
+            raise serializers.ValidationError(
+                {"page_size": [f"A whole number from 1 to {self.max_page_size}."]}
+            )
+        return int(raw)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"].update(minimum=1, maximum=self.max_page_size)
+            elif parameter["name"] == self.page_query_param:
+                parameter["schema"]["minimum"] = 1
+        return parameters
+
+
+@extend_schema(exclude=True)
+@api_view(["GET", "POST", "PUT", "PATCH", "DELETE"])
+@permission_classes([AllowAny])
+def not_found(request: Request) -> Response:
+    raise NotFound("No such API endpoint.")
+
+
+class ApiRoot(APIView):
+    """Entry points of the API."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request) -> Response:
+        names = {
+            "datasets": "api_dataset_list",
+            "campaigns": "api_campaign_list",
+            "schema": "api_schema",
+            "docs": "api_docs",
+            "token": "api_token",
+        }
+        return Response({key: reverse(name, request=request) for key, name in names.items()})
+
+
+# --- datasets and pairs --------------------------------------------------------------------
+
+
+class DatasetList(generics.ListAPIView[Dataset]):
+    """Datasets with their pair counts; POST a file to import it (same rules as import_pairs)."""
+
+    permission_classes = [IsAuthenticated, IsStaff]
+    serializer_class = api.DatasetSerializer
+    pagination_class = Pagination
+    parser_classes = [MultiPartParser]
+
+    def get_queryset(self) -> QuerySet[Dataset]:
+        return Dataset.objects.annotate(pair_count=Count("pairs")).order_by("name")
+
+    @extend_schema(
+        request=api.DatasetImportSerializer,
+        responses={
+            201: api.ImportReportSerializer,
+            200: api.ImportReportSerializer,
+            400: ImportErrorSerializer,
+        },
+        description="Import an uploaded .jsonl, .json, .csv or .parquet file into the named "
+        "dataset (created when missing). All or nothing: a file with any bad record is "
+        "refused with 400 and the list of problems (file, line, field), and nothing is "
+        "written. 201 when records were created, 200 when there was nothing new.",
+    )
+    def post(self, request: Request) -> Response:
+        form = api.DatasetImportSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["file"]
+        try:
+            report = import_upload(
+                upload.file,
+                upload.name or "",
+                form.validated_data["name"],
+                update=form.validated_data["update"],
+            )
+        except ImportFailed as exc:
+            return Response(import_failed_body(exc), status=status.HTTP_400_BAD_REQUEST)
+        code = status.HTTP_201_CREATED if report.created else status.HTTP_200_OK
+        return Response(report.as_dict(), status=code)
+
+
+def import_failed_body(exc: ImportFailed) -> dict[str, Any]:
+    problems = exc.problems[:MAX_LISTED_PROBLEMS]
+    errors: dict[str, list[str]] = {}
+    for problem in problems:
+        errors.setdefault(problem.field or "file", []).append(str(problem))
+    detail = str(exc).splitlines()[0]
+    return error_body(
+        detail, errors, problems=[problem.as_dict() for problem in problems], total=exc.total
+    )
+
+
+class DatasetDetail(generics.RetrieveAPIView[Dataset]):
+    permission_classes = [IsAuthenticated, IsStaff]
+    serializer_class = api.DatasetDetailSerializer
+    lookup_url_kwarg = "dataset_id"
+
+    def get_queryset(self) -> QuerySet[Dataset]:
+        return Dataset.objects.annotate(pair_count=Count("pairs"))
+
+
+@extend_schema(parameters=[api.PairFilterSerializer])
+class PairList(generics.ListAPIView[Pair]):
+    """A dataset's pairs by record id, filtered by category and searched by text."""
+
+    permission_classes = [IsAuthenticated, IsStaff]
+    serializer_class = api.PairSerializer
+    pagination_class = Pagination
+
+    def get_queryset(self) -> QuerySet[Pair]:
+        dataset = get_object_or_404(Dataset, pk=self.kwargs["dataset_id"])
+        filters = api.PairFilterSerializer(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        pairs = dataset.pairs.only("id", "external_id", "category", "question")
+        if "category" in filters.validated_data:
+            pairs = pairs.filter(category=filters.validated_data["category"])
+        query = filters.validated_data.get("q", "").strip()
+        if query:
+            pairs = pairs.filter(
+                Q(external_id__icontains=query)
+                | Q(question__icontains=query)
+                | Q(chosen__icontains=query)
+                | Q(rejected__icontains=query)
+            )
+        return pairs.order_by("external_id")
+
+
+class PairDetail(generics.RetrieveAPIView[Pair]):
+    permission_classes = [IsAuthenticated, IsStaff]
+    serializer_class = api.PairDetailSerializer
+    lookup_url_kwarg = "pair_id"
+
+    def get_queryset(self) -> QuerySet[Pair]:
+        return Pair.objects.filter(dataset_id=self.kwargs["dataset_id"])
+
+
+# --- campaigns -----------------------------------------------------------------------------
+
+
+class CampaignList(generics.ListCreateAPIView[Campaign]):
+    """Campaigns the user manages (all of them for staff); staff create new ones."""
+
+    pagination_class = Pagination
+    parser_classes = [JSONParser]
+
+    def get_permissions(self) -> list[Any]:
+        if self.request.method == "POST":
+            return [IsAuthenticated(), IsStaff()]
+        return [IsAuthenticated()]
+
+    def get_serializer_class(self) -> type[api.CampaignSerializer]:
+        if self.request.method == "POST":
+            return api.CampaignCreateSerializer
+        return api.CampaignSerializer
+
+    def get_queryset(self) -> QuerySet[Campaign]:
+        campaigns = Campaign.objects.select_related("created_by").order_by("-created_at", "-id")
+        if is_staff(self.request.user):
+            return campaigns
+        user_id = self.request.user.pk
+        assert user_id is not None  # IsAuthenticated ran first
+        return campaigns.filter(
+            memberships__user_id=user_id, memberships__role=Membership.Role.MANAGER
+        )
+
+    @extend_schema(responses={201: api.CampaignSerializer})
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().post(request, *args, **kwargs)
+
+    def perform_create(self, serializer: serializers.BaseSerializer[Campaign]) -> None:
+        data = dict(serializer.validated_data)
+        try:
+            serializer.instance = create_campaign(
+                data.pop("dataset"),
+                data.pop("name"),
+                k=data.pop("annotations_per_pair"),
+                sample=data.pop("sample", None),
+                gold_pair_ids=data.pop("gold_pair_ids", ()),
+                gold_rate=data.pop("gold_rate"),
+                seed=data.pop("seed"),
+                created_by=self.request.user,  # type: ignore[arg-type]
+                **data,
+            )
+        except CampaignSetupError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        response = super().create(request, *args, **kwargs)
+        # Answer with the campaign as it is read back, not with the creation form.
+        campaign = Campaign.objects.get(pk=response.data["id"])
+        response.data = api.CampaignSerializer(campaign).data
+        return response
+
+
+class CampaignDetail(generics.RetrieveUpdateAPIView[Campaign]):
+    serializer_class = api.CampaignSerializer
+    parser_classes = [JSONParser]
+
+    def get_object(self) -> Campaign:
+        return managed_campaign(self.request, self.kwargs["campaign_id"])
+
+
+class CampaignStatusChange(APIView):
+    """Start (or resume), pause or close a campaign; closing is final."""
+
+    target_status = ""
+
+    @extend_schema(request=None, responses={200: api.CampaignSerializer})
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        try:
+            set_status(campaign, self.target_status)
+        except CampaignSetupError as exc:
+            raise serializers.ValidationError({"status": [str(exc)]}) from exc
+        return Response(api.CampaignSerializer(campaign).data)
+
+
+class MemberList(generics.ListCreateAPIView[Membership]):
+    """The campaign's members; POST adds one (or changes their role)."""
+
+    serializer_class = api.MembershipSerializer
+    pagination_class = Pagination
+    parser_classes = [JSONParser]
+
+    def get_queryset(self) -> QuerySet[Membership]:
+        campaign = managed_campaign(self.request, self.kwargs["campaign_id"])
+        return campaign.memberships.select_related("user").order_by("user__username")
+
+    def perform_create(self, serializer: serializers.BaseSerializer[Membership]) -> None:
+        campaign = managed_campaign(self.request, self.kwargs["campaign_id"])
+        serializer.instance = add_member(
+            campaign,
+            serializer.validated_data["user"],
+            serializer.validated_data.get("role", Membership.Role.ANNOTATOR),
+        )
+
+
+# --- results -------------------------------------------------------------------------------
+
+
+class CampaignProgressView(APIView):
+    @extend_schema(responses={200: api.ProgressSerializer})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        return Response(api.ProgressSerializer(campaign_progress(campaign)).data)
+
+
+def audit_for(request: Request, campaign: Campaign) -> dict[str, Any]:
+    query = api.AuditQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    seed = query.validated_data.get("seed", campaign.seed)
+    return campaign_audit(campaign, resamples=query.validated_data["resamples"], seed=seed)
+
+
+class CampaignAuditView(APIView):
+    """The full audit: agreement per question with bootstrap intervals, verdicts, biases."""
+
+    @extend_schema(parameters=[api.AuditQuerySerializer], responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        return Response(audit_for(request, campaign))
+
+
+class CampaignAgreementView(APIView):
+    """Agreement per question (Krippendorff's alpha, AC1, ...) with bootstrap intervals."""
+
+    @extend_schema(parameters=[api.AuditQuerySerializer], responses={200: api.AgreementSerializer})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        audit = audit_for(request, campaign)
+        settings = audit["settings"]
+        return Response(
+            {
+                "resamples": settings["resamples"],
+                "seed": settings["seed"],
+                "confidence": settings["confidence"],
+                "questions": audit["agreement"],
+            }
+        )
+
+
+@extend_schema(parameters=[api.VerdictFilterSerializer])
+class VerdictList(generics.ListAPIView[PairVerdict]):  # type: ignore[type-var]
+    """Every regular pair's verdict and reasons, by record id; filter by category and verdict."""
+
+    serializer_class = api.VerdictSerializer
+    pagination_class = Pagination
+
+    def get_queryset(self) -> list[PairVerdict]:  # type: ignore[override]
+        campaign = managed_campaign(self.request, self.kwargs["campaign_id"])
+        filters = api.VerdictFilterSerializer(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        wanted = filters.validated_data
+        verdicts = sorted(campaign_verdicts(campaign).values(), key=lambda v: v.external_id)
+        return [
+            verdict
+            for verdict in verdicts
+            if wanted.get("category", verdict.category) == verdict.category
+            and wanted.get("verdict", verdict.verdict) == verdict.verdict
+        ]
+
+
+class _NoFormatOverride:
+    # Reads DRF's settings, except that ``?format=`` does not pick a renderer.
+    URL_FORMAT_OVERRIDE = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(api_settings, name)
+
+
+class ExportNegotiation(DefaultContentNegotiation):
+    """On the export endpoint ``?format=`` is the export's file format (jsonl, parquet, csv),
+    as in ``export_split --format``; the renderer (for error bodies) comes from Accept."""
+
+    settings = _NoFormatOverride()  # type: ignore[assignment]
+
+
+class CampaignExportView(APIView):
+    """The export as a zip: one folder per category, annotations, manifest and dataset card."""
+
+    content_negotiation_class = ExportNegotiation
+
+    @extend_schema(
+        parameters=[api.ExportQuerySerializer],
+        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+    )
+    def get(self, request: Request, campaign_id: int) -> HttpResponseBase:
+        campaign = managed_campaign(request, campaign_id)
+        query = api.ExportQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        archive, filename = export_zip(
+            campaign,
+            subset=query.validated_data["subset"],
+            fmt=query.validated_data["format"],
+            with_validation=query.validated_data["with_validation"],
+        )
+        return FileResponse(
+            archive, as_attachment=True, filename=filename, content_type="application/zip"
+        )

@@ -1,0 +1,183 @@
+"""Annotator-work JSON API: the same service calls as the annotator page, as JSON.
+
+POST /api/campaigns/<id>/next/          the current reservation (200) or 204 when none is left
+POST /api/assignments/<id>/submit/      201 saved, 200 replay of the same client token
+POST /api/assignments/<id>/skip/        the skipped assignment
+GET  /api/campaigns/<id>/my-progress/   items done and the quota
+
+Errors are 4xx with the API's error body (``{"detail": ..., "errors": {field: [messages]}}``),
+never 500: 400 for a bad form, 409 when the pair is full, the campaign is not active or the
+pair was submitted already (skip), 404 for anything not the caller's.
+"""
+
+from typing import Any, cast
+
+from django.contrib.auth.models import User
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.decorators import api_view
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from prb_annotate.access import annotator_membership_or_404
+from prb_annotate.annotating import SubmitError, parse_submission, skip, submit
+from prb_annotate.api import serializers_work as shapes
+from prb_annotate.api.errors import error_body
+from prb_annotate.api.schema import ErrorSerializer
+from prb_annotate.assignment import next_assignment, responses_ab
+from prb_annotate.models import Assignment, Membership
+from prb_annotate.progress import annotator_progress
+
+ERROR_STATUS = {"invalid": 400, "full": 409, "inactive": 409, "submitted": 409}
+CONFLICT = "The pair has enough annotations, or the campaign does not take answers now."
+CAMPAIGN_ID = OpenApiParameter("campaign_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+ASSIGNMENT_ID = OpenApiParameter("assignment_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+
+
+def reservation_data(assignment: Assignment) -> dict[str, Any]:
+    """What the annotator sees: the pair as A and B, never which side is the chosen answer."""
+    item = assignment.item
+    pair = item.pair
+    campaign = assignment.campaign
+    response_a, response_b = responses_ab(assignment)
+    return {
+        "assignment": assignment.pk,
+        "campaign": campaign.pk,
+        "question": pair.question,
+        "profile": pair.profile,
+        "rubric_aspects": pair.rubric_aspects,
+        "narrative": pair.narrative,
+        "response_a": response_a,
+        "response_b": response_b,
+        "criteria": list(campaign.quality_criteria),
+        "scale": {"min": 1, "max": campaign.rating_scale_max},
+        "expires_at": assignment.expires_at.isoformat(),
+    }
+
+
+def _error(error: SubmitError) -> Response:
+    errors = {field: [message] for field, message in error.field_errors.items()}
+    return Response(error_body(error.message, errors), status=ERROR_STATUS.get(error.code, 400))
+
+
+@extend_schema(
+    parameters=[CAMPAIGN_ID],
+    request=None,
+    responses={
+        200: shapes.ReservationSerializer,
+        204: OpenApiResponse(description="Nothing left for this annotator now."),
+    },
+)
+@api_view(["POST"])
+def next_item(request: Request, campaign_id: int) -> Response:
+    membership = annotator_membership_or_404(request.user, campaign_id)
+    try:
+        assignment = next_assignment(membership.campaign, _user(request))
+    except Membership.DoesNotExist as error:  # removed from the campaign meanwhile
+        raise Http404("No such campaign.") from error
+    if assignment is None:
+        return Response(status=status.HTTP_204_NO_CONTENT)
+    assignment.campaign = membership.campaign
+    return Response(reservation_data(assignment))
+
+
+@extend_schema(
+    parameters=[ASSIGNMENT_ID],
+    request=shapes.SubmitRequestSerializer,
+    responses={
+        200: shapes.SubmitResultSerializer,
+        201: shapes.SubmitResultSerializer,
+        409: OpenApiResponse(ErrorSerializer, description=CONFLICT),
+    },
+)
+@api_view(["POST"])
+def submit_answers(request: Request, assignment_id: int) -> Response:
+    assignment = _own_assignment(request, assignment_id)
+    data = request.data if isinstance(request.data, dict) else {}
+    try:
+        submission = parse_submission(data, assignment=assignment)
+        result = submit(
+            assignment.pk,
+            _user(request),
+            submission.answers,
+            client_token=submission.client_token,
+            time_on_task_ms=submission.time_on_task_ms,
+        )
+    except SubmitError as error:
+        return _error(error)
+    except Assignment.DoesNotExist as error:
+        raise Http404("No such assignment.") from error
+    annotation = result.annotation
+    return Response(
+        {
+            "annotation": annotation.pk,
+            "assignment": assignment.pk,
+            "revision": annotation.revision,
+            "created": result.created,
+            "message": result.message,
+        },
+        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+    )
+
+
+@extend_schema(
+    parameters=[ASSIGNMENT_ID],
+    request=shapes.SkipRequestSerializer,
+    responses={
+        200: shapes.SkipResultSerializer,
+        409: OpenApiResponse(ErrorSerializer, description="The pair was submitted already."),
+    },
+)
+@api_view(["POST"])
+def skip_item(request: Request, assignment_id: int) -> Response:
+    assignment = _own_assignment(request, assignment_id)
+    data = request.data if isinstance(request.data, dict) else {}
+    reason = data.get("reason", "")
+    if not isinstance(reason, str):
+        return Response(
+            error_body("Please correct the marked fields.", {"reason": ["Text only."]}), status=400
+        )
+    try:
+        skipped = skip(assignment.pk, _user(request), reason=reason)
+    except SubmitError as error:
+        return _error(error)
+    except Assignment.DoesNotExist as error:
+        raise Http404("No such assignment.") from error
+    return Response({"assignment": skipped.pk, "status": skipped.status})
+
+
+@extend_schema(parameters=[CAMPAIGN_ID], responses={200: shapes.MyProgressSerializer})
+@api_view(["GET"])
+def my_progress(request: Request, campaign_id: int) -> Response:
+    membership = annotator_membership_or_404(request.user, campaign_id)
+    campaign = membership.campaign
+    done, quota = annotator_progress(campaign, _user(request))
+    quota_done = quota is not None and done >= quota
+    return Response(
+        {
+            "campaign": campaign.pk,
+            "status": campaign.status,
+            "done": done,
+            "quota": quota,
+            "quota_done": quota_done,
+            "completion_url": campaign.completion_url if quota_done else "",
+        }
+    )
+
+
+def _user(request: Request) -> User:
+    return cast(User, request.user)
+
+
+def _own_assignment(request: Request, assignment_id: int) -> Assignment:
+    """The caller's own assignment with its campaign; 404 for anyone else's."""
+    if not request.user.is_authenticated:
+        raise Http404("No such assignment.")
+    try:
+        return Assignment.objects.select_related("campaign").get(
+            pk=assignment_id, annotator_id=request.user.pk
+        )
+    except Assignment.DoesNotExist as error:
+        raise Http404("No such assignment.") from error

@@ -1,0 +1,565 @@
+"""Who gets which item next.
+
+An assignment row is a *reservation* while its status is ``reserved`` and ``expires_at`` lies
+ahead; its slot frees by the clock alone, so correctness never waits for a sweeper. An item's
+*occupied* slots are its submitted assignments plus its live reservations; a regular item never
+has more than ``item.target_annotations()`` of them (k, plus extra ones the audit asked for).
+
+The queue for one annotator, in order:
+
+1. their own live reservation (a reload shows the same pair);
+2. their own lapsed reservation, if its item still has room (a reload after a break shows the
+   same pair). Older lapsed items go back into their queue like any other item: an annotator
+   may get back an item they let expire, and the expired row is reused for it, so one row per
+   item and annotator holds. A skipped item never comes back;
+3. on the positions the gold rate picks (one per block of ~1/rate items, at a seeded random
+   place), a gold item they have not seen; gold items have no cap, since every annotator's gold
+   accuracy needs them;
+4. regular items already started (finish pairs before opening new ones), least occupied first,
+   then by ``order_key``;
+5. regular items with no occupied slot, in ``order_key`` order (a seeded permutation);
+6. started items whose A/B tally pulls the other way from the annotator's (see
+   ``balanced_position``): offering them last keeps both tallies within one; a compatible
+   annotator usually comes along before the untouched items run out.
+
+Steps 4-6 come from a *plan* (assignment_plan.py) made before the transaction opens. It is
+only a proposal: every candidate is locked and counted again inside the transaction before a
+slot is taken, and when none of them can be taken, an exact plan is made inside the
+transaction before the annotator is told that nothing is left. This keeps the query that grows
+with the campaign out of the section where writers wait for each other.
+
+Concurrency. Every operation is one transaction. On SQLite the settings make each transaction
+``BEGIN IMMEDIATE``, so a writer holds the database lock for the whole block and the steps
+below run one at a time. On PostgreSQL the same code relies on row locks:
+
+- the membership row is locked first, so one annotator's concurrent requests (two tabs, a
+  double click) run one after the other and cannot reserve two items;
+- an item row is locked before its slots are counted and one is taken, with
+  ``SKIP LOCKED`` so that concurrent annotators fan out over different items instead of
+  queueing on the same one; the count runs after the lock, in a new statement, so it sees
+  every reservation committed before;
+- submit (annotating.py) locks the assignment and then its item; this module only ever waits
+  for the annotator's own assignment rows, before any item lock, so the two orders cannot
+  deadlock.
+"""
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from fractions import Fraction
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from prb_annotate.assignment_plan import MAX_CANDIDATES, Candidate, Plan, plan_for
+from prb_annotate.models import Assignment, Campaign, CampaignItem, Membership
+from prb_annotate.plainsql import db_time, execute, fetch, row_lock
+
+A = Assignment.Position.A
+B = Assignment.Position.B
+RESERVED = Assignment.Status.RESERVED
+SUBMITTED = Assignment.Status.SUBMITTED
+EXPIRED = Assignment.Status.EXPIRED
+REGULAR = CampaignItem.Kind.REGULAR
+GOLD = CampaignItem.Kind.GOLD
+
+
+def occupying(now: datetime, prefix: str = "") -> Q:
+    """Assignments that hold a slot at ``now``: submitted ones and live reservations."""
+    return Q(**{f"{prefix}status": SUBMITTED}) | Q(
+        **{f"{prefix}status": RESERVED, f"{prefix}expires_at__gt": now}
+    )
+
+
+def is_live(assignment: Assignment, now: datetime) -> bool:
+    return assignment.status == RESERVED and assignment.expires_at > now
+
+
+def responses_ab(assignment: Assignment) -> tuple[str, str]:
+    """The two answers as this annotator sees them: (response A, response B)."""
+    pair = assignment.item.pair
+    if assignment.chosen_position == A:
+        return pair.chosen, pair.rejected
+    return pair.rejected, pair.chosen
+
+
+# --- counterbalancing and gold slots: pure functions ---------------------------------------
+
+
+def balanced_position(
+    *,
+    annotator_a: int,
+    annotator_b: int,
+    item_a: int,
+    item_b: int,
+    tie_break: str,
+    last_slot: bool = False,
+) -> str:
+    """The side (A or B) that shows the chosen answer, keeping both tallies within one.
+
+    Each tally counts how often the chosen answer was shown on A and on B. A side is *wanted*
+    when its tally lags. When annotator and item want different sides, the one further off
+    wins; on equal terms the item wins on its last slot (its balance is then final) and the
+    annotator otherwise (a later annotator of the item can still even it out). The queue
+    offers such conflicting items last, so this happens mostly at the end of a campaign.
+    """
+    annotator_diff = annotator_a - annotator_b
+    item_diff = item_a - item_b
+    annotator_wants = _wanted_side(annotator_diff)
+    item_wants = _wanted_side(item_diff)
+    if annotator_wants is None and item_wants is None:
+        return tie_break
+    if annotator_wants is None:
+        return str(item_wants)
+    if item_wants is None or annotator_wants == item_wants:
+        return annotator_wants
+    if abs(annotator_diff) != abs(item_diff):
+        return annotator_wants if abs(annotator_diff) > abs(item_diff) else item_wants
+    return item_wants if last_slot else annotator_wants
+
+
+def _wanted_side(diff: int) -> str | None:
+    if diff > 0:
+        return B
+    if diff < 0:
+        return A
+    return None
+
+
+def is_gold_slot(position: int, rate: float, *, seed: int, annotator_id: int) -> bool:
+    """Whether the annotator's ``position``-th item (0-based) should be a gold item.
+
+    Positions are cut into consecutive blocks of about 1/rate items and each block has exactly
+    one gold slot at a seeded random place, so after n items an annotator has seen rate * n
+    gold items to within one, and nobody can tell which position is gold from a fixed rhythm.
+    """
+    if rate <= 0:
+        return False
+    if rate >= 1:
+        return True
+    r = Fraction(rate).limit_denominator(10_000)
+    block = position * r.numerator // r.denominator
+
+    def start(b: int) -> int:  # first position of block b: ceil(b / r), in exact arithmetic
+        return -(-b * r.denominator // r.numerator)
+
+    first, end = start(block), start(block + 1)
+    rng = random.Random(f"gold:{seed}:{annotator_id}:{block}")
+    return position == first + rng.randrange(end - first)
+
+
+# --- plain SQL for the hot path (see plainsql.py) ------------------------------------------
+
+HAS_LIVE_SQL = """
+SELECT 1 FROM prb_annotate_assignment
+WHERE campaign_id = %s AND annotator_id = %s AND status = 'reserved' AND expires_at > %s
+"""
+
+MEMBER_SQL = """
+SELECT c.status, c.annotations_per_pair, c.reservation_minutes, c.quota_per_annotator,
+       c.gold_rate, c.seed, c.invite_token
+FROM prb_annotate_membership m JOIN prb_annotate_campaign c ON c.id = m.campaign_id
+WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator'
+"""
+
+HISTORY_SQL = """
+SELECT COALESCE(SUM(CASE WHEN status = 'submitted' THEN 1 ELSE 0 END), 0),
+       COALESCE(SUM(CASE WHEN status = 'submitted' AND chosen_position = 'A' THEN 1 ELSE 0 END), 0),
+       COALESCE(SUM(CASE WHEN status = 'reserved' THEN 1 ELSE 0 END), 0),
+       COALESCE(SUM(CASE WHEN status = 'expired' THEN 1 ELSE 0 END), 0)
+FROM prb_annotate_assignment
+WHERE campaign_id = %s AND annotator_id = %s
+"""
+
+OWN_EXPIRED_SQL = """
+SELECT id FROM prb_annotate_assignment
+WHERE campaign_id = %s AND annotator_id = %s AND status = 'expired'
+"""
+
+ITEM_SQL = """
+SELECT i.kind, i.extra_annotations FROM prb_annotate_campaignitem i WHERE i.id = %s
+"""
+
+# One item's slots: occupied, occupied showing chosen on A, lapsed reservations not yet marked
+# expired, rows of this annotator that keep the item from them (all but expired ones), and
+# their expired row, which a new reservation reuses.
+SLOTS_SQL = """
+SELECT COALESCE(SUM(CASE WHEN status = 'submitted' OR (status = 'reserved' AND expires_at > %s)
+                    THEN 1 ELSE 0 END), 0),
+       COALESCE(SUM(CASE WHEN chosen_position = 'A' AND (status = 'submitted'
+                              OR (status = 'reserved' AND expires_at > %s))
+                    THEN 1 ELSE 0 END), 0),
+       COALESCE(SUM(CASE WHEN status = 'reserved' AND expires_at <= %s THEN 1 ELSE 0 END), 0),
+       COALESCE(SUM(CASE WHEN annotator_id = %s AND status <> 'expired' THEN 1 ELSE 0 END), 0),
+       MAX(CASE WHEN annotator_id = %s AND status = 'expired' THEN id END)
+FROM prb_annotate_assignment WHERE item_id = %s
+"""
+
+REUSE_SQL = """
+UPDATE prb_annotate_assignment
+SET status = 'reserved', chosen_position = %s, reserved_at = %s, expires_at = %s
+WHERE id = %s AND status = 'expired'
+"""
+
+INSERT_SQL = """
+INSERT INTO prb_annotate_assignment
+    (campaign_id, item_id, annotator_id, chosen_position, status, reserved_at, expires_at,
+     skip_reason)
+VALUES (%s, %s, %s, %s, 'reserved', %s, %s, '')
+RETURNING id
+"""
+
+
+# --- the queue ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """The campaign as read inside the transaction."""
+
+    campaign_id: int
+    status: str
+    k: int
+    reservation_minutes: int
+    quota: int | None
+    gold_rate: float
+    seed: int
+    invite_token: str
+
+
+@dataclass(frozen=True)
+class _History:
+    submitted: int
+    shown_a: int
+    reserved_rows: int  # this annotator's reservations, live or lapsed
+    expired_rows: int
+
+    @property
+    def shown_b(self) -> int:
+        return self.submitted - self.shown_a
+
+
+def next_assignment(
+    campaign: Campaign, annotator: User, *, now: datetime | None = None
+) -> Assignment | None:
+    """The annotator's current reservation, or a newly reserved item, or None.
+
+    None means there is nothing for them now: the campaign is not active, their quota is
+    done, or every remaining item is full or already theirs. Raises Membership.DoesNotExist
+    when ``annotator`` is not an annotator of the campaign. The returned assignment has
+    ``campaign``, ``item`` and ``item.pair`` loaded.
+    """
+    now = now or timezone.now()
+    plan = None
+    # The plan is only worth making when a new item will be needed (the transaction below
+    # reads the campaign's status again).
+    if campaign.is_active and not fetch(HAS_LIVE_SQL, [campaign.pk, annotator.pk, db_time(now)]):
+        plan = plan_for(
+            campaign_id=campaign.pk,
+            invite_token=campaign.invite_token,
+            k=campaign.annotations_per_pair,
+            annotator_id=annotator.pk,
+            now=now,
+        )
+    with transaction.atomic():
+        assignment = _next_in_transaction(campaign.pk, annotator, plan, now)
+    if assignment is None:
+        return None
+    assignment.campaign = campaign
+    if "item" not in assignment._state.fields_cache:
+        assignment.item = CampaignItem.objects.select_related("pair").get(pk=assignment.item_id)
+    assignment.item.campaign = campaign
+    return assignment
+
+
+def _next_in_transaction(
+    campaign_id: int, annotator: User, plan: Plan | None, now: datetime
+) -> Assignment | None:
+    # One annotator's requests queue on their membership row (PostgreSQL row lock; SQLite's
+    # immediate transaction already serializes everything): two tabs asking at once get one
+    # item, never two.
+    rows = fetch(MEMBER_SQL + row_lock(of="m"), [campaign_id, annotator.pk])
+    if not rows:
+        raise Membership.DoesNotExist("Not an annotator of this campaign.")
+    settings = _Settings(campaign_id, *rows[0])
+    if settings.status != Campaign.Status.ACTIVE:
+        return None
+    history = _History(*(int(n) for n in fetch(HISTORY_SQL, [campaign_id, annotator.pk])[0]))
+    locks = _ItemLocks(settings, annotator, now)
+    if history.reserved_rows:
+        own = _own_reservation(settings, annotator, history, locks)
+        if own is not None:
+            return own
+    if history.expired_rows:
+        # A new reservation may reuse one of these rows. Lock them now, before any item: a
+        # submit of such a row by its annotator (an old page) locks the row, then the item.
+        fetch(OWN_EXPIRED_SQL + row_lock(), [campaign_id, annotator.pk])
+    if settings.quota is not None and history.submitted >= settings.quota:
+        return None
+    if is_gold_slot(
+        history.submitted, settings.gold_rate, seed=settings.seed, annotator_id=annotator.pk
+    ):
+        gold = _reserve_gold(settings, annotator, history, locks)
+        if gold is not None:
+            return gold
+    if plan is not None:
+        reserved = _reserve_regular(settings, history, locks, plan)
+        if reserved is not None:
+            return reserved
+    # No plan yet, or none of its items could be taken: plan again from scratch, inside the
+    # transaction, before telling the annotator that nothing is left.
+    exact = plan_for(
+        campaign_id=campaign_id,
+        invite_token=settings.invite_token,
+        k=settings.k,
+        annotator_id=annotator.pk,
+        now=now,
+        exact=True,
+    )
+    return _reserve_regular(settings, history, locks, exact, last_try=True)
+
+
+def _own_reservation(
+    settings: _Settings, annotator: User, history: _History, locks: "_ItemLocks"
+) -> Assignment | None:
+    """The annotator's live reservation; or, when it lapsed, the same item again if it still
+    has room (a reload after a long break shows the same pair). Lapsed reservations that do
+    not come back are marked expired: their items return to the queue like any other."""
+    now = locks.now
+    rows = list(
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("item__pair")
+        .filter(campaign_id=settings.campaign_id, annotator=annotator, status=RESERVED)
+        .order_by("-reserved_at", "-pk")
+    )
+    for row in rows:
+        if is_live(row, now):
+            return row
+    revived = None
+    quota_done = settings.quota is not None and history.submitted >= settings.quota
+    if rows and not quota_done:
+        latest = rows[0]
+        slot = locks.lock(latest.item_id)
+        if slot is not None and slot.has_room(exclude_own=True):
+            latest.chosen_position = _position_for(settings, annotator, history, slot)
+            latest.reserved_at = now
+            latest.expires_at = now + timedelta(minutes=settings.reservation_minutes)
+            latest.save(update_fields=["chosen_position", "reserved_at", "expires_at"])
+            revived = latest
+    lapsed = [row.pk for row in rows if row is not revived]
+    if lapsed:
+        Assignment.objects.filter(pk__in=lapsed).update(status=EXPIRED)
+    return revived
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """An item locked by this transaction, with its slots counted after the lock."""
+
+    item_id: int
+    kind: str
+    target: int
+    occupied: int
+    shown_a: int
+    stale: int
+    own: int  # rows of this annotator other than expired ones
+    own_expired_id: int | None
+
+    def has_room(self, *, exclude_own: bool = False) -> bool:
+        if self.own and not exclude_own:
+            return False
+        return self.kind == GOLD or self.occupied < self.target
+
+
+class _ItemLocks:
+    """Item row locks taken by one next_assignment transaction.
+
+    Deadlock rule: the transaction waits for an item lock only while it holds no other item
+    lock (PostgreSQL cannot let go of a row lock before commit). Every later attempt uses
+    SKIP LOCKED. So whoever holds an item lock never waits for another item, and no cycle of
+    waits can form between annotators.
+    """
+
+    def __init__(self, settings: _Settings, annotator: User, now: datetime) -> None:
+        self.settings = settings
+        self.annotator = annotator
+        self.now = now
+        self.holding = False
+
+    def lock(self, item_id: int, *, wait: bool = True) -> _Slot | None:
+        """Lock the item and count its slots; None when someone else holds it (and we skip)."""
+        blocking = wait and not self.holding
+        rows = fetch(ITEM_SQL + row_lock(skip_locked=not blocking), [item_id])
+        if not rows:
+            return None
+        self.holding = True
+        kind, extra = rows[0]
+        # A separate statement after the lock: on PostgreSQL it sees every reservation
+        # committed by whoever held the lock before us.
+        now = db_time(self.now)
+        me = self.annotator.pk
+        occupied, shown_a, stale, own, own_expired_id = fetch(
+            SLOTS_SQL, [now, now, now, me, me, item_id]
+        )[0]
+        return _Slot(
+            item_id=item_id,
+            kind=kind,
+            target=self.settings.k + extra,
+            occupied=int(occupied),
+            shown_a=int(shown_a),
+            stale=int(stale),
+            own=int(own),
+            own_expired_id=own_expired_id,
+        )
+
+
+def _position_for(settings: _Settings, annotator: User, history: _History, slot: _Slot) -> str:
+    return balanced_position(
+        annotator_a=history.shown_a,
+        annotator_b=history.shown_b,
+        item_a=slot.shown_a,
+        item_b=slot.occupied - slot.shown_a,
+        tie_break=_tie_break(settings.seed, annotator.pk, slot.item_id),
+        last_slot=slot.kind == REGULAR and slot.occupied + 1 >= slot.target,
+    )
+
+
+def _tie_break(seed: int, annotator_id: int, item_id: int) -> str:
+    rng = random.Random(f"side:{seed}:{item_id}:{annotator_id}")
+    return A if rng.random() < 0.5 else B
+
+
+def _reserve(
+    settings: _Settings, annotator: User, history: _History, slot: _Slot, now: datetime
+) -> Assignment:
+    """Take one slot of the locked item, in a new row or in the annotator's expired row for it
+    (one row per item and annotator). Lapsed reservations of others on it become expired."""
+    if slot.stale:
+        _expire_stale_on_item(slot.item_id, now)
+    position = _position_for(settings, annotator, history, slot)
+    expires_at = now + timedelta(minutes=settings.reservation_minutes)
+    times = [db_time(now), db_time(expires_at)]
+    if slot.own_expired_id is not None:
+        execute(REUSE_SQL, [position, *times, slot.own_expired_id])
+        assignment_id = slot.own_expired_id
+    else:
+        inserted = fetch(
+            INSERT_SQL, [settings.campaign_id, slot.item_id, annotator.pk, position, *times]
+        )
+        assignment_id = inserted[0][0]
+    return Assignment(
+        pk=assignment_id,
+        campaign_id=settings.campaign_id,
+        item_id=slot.item_id,
+        annotator=annotator,
+        chosen_position=position,
+        status=RESERVED,
+        reserved_at=now,
+        expires_at=expires_at,
+    )
+
+
+def _expire_stale_on_item(item_id: int, now: datetime) -> None:
+    # SKIP LOCKED: a lapsed row that its owner is submitting right now is left to that submit
+    # (which counts it only if there is room); waiting for it here could deadlock, since that
+    # submit waits for the item lock we hold.
+    stale_ids = list(
+        Assignment.objects.select_for_update(skip_locked=True)
+        .filter(item_id=item_id, status=RESERVED, expires_at__lte=now)
+        .values_list("pk", flat=True)
+    )
+    if stale_ids:
+        Assignment.objects.filter(pk__in=stale_ids, status=RESERVED).update(status=EXPIRED)
+
+
+def _reserve_gold(
+    settings: _Settings, annotator: User, history: _History, locks: _ItemLocks
+) -> Assignment | None:
+    live = occupying(locks.now, "assignments__")
+    rows = (
+        CampaignItem.objects.filter(campaign_id=settings.campaign_id, kind=GOLD)
+        .exclude(
+            pk__in=Assignment.objects.filter(campaign_id=settings.campaign_id, annotator=annotator)
+            .exclude(status=EXPIRED)
+            .values("item_id")
+        )
+        .values("pk", "order_key")
+        .annotate(
+            occupied=Count("assignments", filter=live),
+            shown_a=Count("assignments", filter=live & Q(assignments__chosen_position=A)),
+        )
+        .order_by("order_key")
+    )
+    rng = random.Random(f"gold-order:{settings.seed}:{annotator.pk}")
+    candidates = [
+        Candidate(row["pk"], row["occupied"], row["shown_a"], rng.getrandbits(32)) for row in rows
+    ]
+    # Least seen first, so gold items are spread; the annotator's own seeded order breaks ties.
+    candidates.sort(key=lambda c: (c.occupied, _conflict(history, c), c.order_key))
+    for candidate in candidates[:MAX_CANDIDATES]:
+        slot = locks.lock(candidate.item_id)
+        if slot is not None and slot.has_room():
+            return _reserve(settings, annotator, history, slot, locks.now)
+    return None
+
+
+def _conflict(history: _History, candidate: Candidate) -> bool:
+    """Whether annotator and item want different sides (the pick then unbalances one)."""
+    annotator_wants = _wanted_side(history.shown_a - history.shown_b)
+    item_wants = _wanted_side(2 * candidate.shown_a - candidate.occupied)
+    return annotator_wants is not None and item_wants is not None and annotator_wants != item_wants
+
+
+def _reserve_regular(
+    settings: _Settings,
+    history: _History,
+    locks: _ItemLocks,
+    plan: Plan,
+    *,
+    last_try: bool = False,
+) -> Assignment | None:
+    fitting = [c for c in plan.started if not _conflict(history, c)]
+    conflicting = [c for c in plan.started if _conflict(history, c)]
+    skipped: list[int] = []
+    for candidate in [
+        *fitting[:MAX_CANDIDATES],
+        *plan.free[:MAX_CANDIDATES],
+        *conflicting[:MAX_CANDIDATES],
+    ]:
+        # SKIP LOCKED: concurrent annotators fan out over the items instead of all queueing
+        # for the same one.
+        slot = locks.lock(candidate.item_id, wait=False)
+        if slot is None:
+            skipped.append(candidate.item_id)
+        elif slot.has_room():
+            return _reserve(settings, locks.annotator, history, slot, locks.now)
+    if not last_try:
+        return None
+    # Every item left was being taken by someone else: wait for them rather than tell the
+    # annotator that nothing is left while one may still have room once they commit.
+    for item_id in skipped:
+        slot = locks.lock(item_id)
+        if slot is not None and slot.has_room():
+            return _reserve(settings, locks.annotator, history, slot, locks.now)
+    return None
+
+
+def reclaim_expired(campaign: Campaign, *, now: datetime | None = None) -> int:
+    """Mark the campaign's lapsed reservations expired; returns how many rows changed.
+
+    Slots free by the clock whether or not this runs; it makes the rows say what they are
+    (for progress pages and exports). Rows locked by a submit in flight are left to it.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        stale_ids = list(
+            Assignment.objects.select_for_update(skip_locked=True)
+            .filter(campaign=campaign, status=RESERVED, expires_at__lte=now)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        if not stale_ids:
+            return 0
+        return Assignment.objects.filter(pk__in=stale_ids, status=RESERVED).update(status=EXPIRED)

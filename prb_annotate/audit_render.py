@@ -1,0 +1,290 @@
+"""The audit report as people read it: formatted numbers, charts, and a plain-text version.
+
+The page, ``manage.py audit --format html`` and ``--format text`` all go through these
+functions, so they print the same numbers the same way.
+"""
+
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
+
+from prb_annotate import svg
+
+DASH = "—"
+# Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions.
+ALPHA_MARKS = (0.667, 0.8)
+# Columns of the agreement tables, per kind of question.
+TABLE_COLUMNS = {
+    "nominal": ("alpha_nominal", "ac1", "fleiss_kappa", "percent_agreement"),
+    "ordinal": (
+        "alpha_ordinal",
+        "alpha_interval",
+        "ac2_ordinal",
+        "fleiss_kappa",
+        "percent_agreement",
+    ),
+}
+CHART_COEFFICIENTS = {
+    "nominal": ("alpha_nominal", "ac1"),
+    "ordinal": ("alpha_ordinal", "ac2_ordinal"),
+}
+SHORT = {
+    "alpha_nominal": "Kripp. alpha",
+    "alpha_ordinal": "Kripp. alpha (ord.)",
+    "alpha_interval": "Kripp. alpha (int.)",
+    "ac1": "Gwet AC1",
+    "ac2_ordinal": "Gwet AC2",
+    "fleiss_kappa": "Fleiss κ",
+    "percent_agreement": "% agreement",
+}
+PAIR_LIST_LIMIT = 200
+FLAG_LIST_LIMIT = 100
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    # Adding 0.0 turns a rounded -0.0 into 0.0, so that no "-0.000" is printed.
+    return DASH if value is None else f"{round(value, digits) + 0.0:.{digits}f}"
+
+
+def percent(value: float | None) -> str:
+    return DASH if value is None else f"{value:.1%}"
+
+
+def p_value(value: float | None) -> str:
+    if value is None:
+        return DASH
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def estimate(coefficient: dict[str, Any]) -> str:
+    """ "0.743 [0.612, 0.851]"; "undefined" when the coefficient has no value."""
+    if coefficient.get("value") is None:
+        return "undefined"
+    text = number(coefficient["value"])
+    if coefficient.get("ci_low") is not None:
+        text += f" [{number(coefficient['ci_low'])}, {number(coefficient['ci_high'])}]"
+    return text
+
+
+def share(entry: dict[str, Any]) -> str:
+    """ "78.2% [74.1%, 81.9%] (412/527)"."""
+    if entry.get("share") is None:
+        return f"{DASH} (0/0)"
+    return (
+        f"{percent(entry['share'])} [{percent(entry['ci_low'])}, {percent(entry['ci_high'])}] "
+        f"({entry['count']}/{entry['total']})"
+    )
+
+
+def _interval(label: str, coefficient: dict[str, Any]) -> svg.Interval:
+    return svg.Interval(
+        label,
+        coefficient.get("value"),
+        coefficient.get("ci_low"),
+        coefficient.get("ci_high"),
+        coefficient.get("note", ""),
+    )
+
+
+def _share_interval(label: str, entry: dict[str, Any]) -> svg.Interval:
+    return svg.Interval(label, entry.get("share"), entry.get("ci_low"), entry.get("ci_high"))
+
+
+def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """One table per kind of question with fixed columns, cells already formatted."""
+    tables = []
+    for kind, title in (("nominal", "Choices"), ("ordinal", "Quality ratings")):
+        columns = TABLE_COLUMNS[kind]
+        rows = []
+        for question in report["agreement"]:
+            if question["kind"] != kind:
+                continue
+            by_key = {c["key"]: c for c in question["coefficients"]}
+            rows.append(
+                {
+                    "question": question["question"],
+                    "label": question["label"],
+                    "units": question["units"],
+                    "units_rated_twice": question["units_rated_twice"],
+                    "cells": [estimate(by_key[key]) for key in columns],
+                    "notes": [
+                        f"{SHORT[key]}: {by_key[key]['note']}"
+                        for key in columns
+                        if by_key[key].get("note")
+                    ],
+                }
+            )
+        labels = {c["key"]: c["label"] for q in report["agreement"] for c in q["coefficients"]}
+        tables.append(
+            {
+                "title": title,
+                "headers": [
+                    {"key": key, "label": labels.get(key, key), "short": SHORT[key]}
+                    for key in columns
+                ],
+                "rows": rows,
+            }
+        )
+    return tables
+
+
+def charts(report: dict[str, Any]) -> dict[str, SafeString]:
+    """Every chart of the page, as inline SVG."""
+    agreement_rows = [
+        _interval(f"{question['question']} · {SHORT[key]}", coefficient)
+        for question in report["agreement"]
+        for coefficient in question["coefficients"]
+        for key in CHART_COEFFICIENTS[question["kind"]]
+        if coefficient["key"] == key
+    ]
+    validity = report["validity"]
+    validity_rows = [_share_interval("all pairs", validity["overall"]["validated_share"])] + [
+        _share_interval(row["category"] or "(no category)", row["validated_share"])
+        for row in validity["per_category"]
+    ]
+    reasons = [(row["reason"], row["pairs"]) for row in validity["reasons"] if row["pairs"]]
+    length = report["bias"]["length"]
+    bias_rows = [
+        _share_interval("answers: response A", report["bias"]["position"]["share_a"]),
+        _share_interval("pairs: chosen is longer", length["pairs_chosen_longer"]),
+        _share_interval("answers: picked the longer", length["answers_pick_longer"]),
+        _share_interval("picked chosen | chosen longer", length["pick_chosen_when_chosen_longer"]),
+        _share_interval(
+            "picked chosen | chosen shorter", length["pick_chosen_when_chosen_shorter"]
+        ),
+    ]
+    return {
+        name: mark_safe(chart)  # noqa: S308 - svg.py escapes every piece of text it draws
+        for name, chart in {
+            "agreement": svg.interval_chart(
+                agreement_rows,
+                title="Agreement per question with 95% bootstrap intervals",
+                marks=ALPHA_MARKS,
+            ),
+            "validity": svg.share_chart(
+                validity_rows, title="Validated share of decided pairs, with Wilson intervals"
+            ),
+            "reasons": svg.count_chart(reasons, title="Pairs per reason"),
+            "bias": svg.share_chart(bias_rows, title="Position and length bias", marks=(0.5,)),
+        }.items()
+    }
+
+
+def context(report: dict[str, Any]) -> dict[str, Any]:
+    """What the audit templates need besides the report itself."""
+    not_validated = [row for row in report["verdicts"] if row["verdict"] != "validated"]
+    flags = report["consistency"]["flags"]
+    return {
+        "report": report,
+        "charts": charts(report),
+        "agreement_tables": agreement_tables(report),
+        "pairs_not_validated": not_validated[:PAIR_LIST_LIMIT],
+        "pairs_not_validated_total": len(not_validated),
+        "flags_shown": flags[:FLAG_LIST_LIMIT],
+        "overall_share": share(report["validity"]["overall"]["validated_share"]),
+        "category_shares": [
+            {**row, "share_text": share(row["validated_share"])}
+            for row in report["validity"]["per_category"]
+        ],
+        "bias_text": bias_lines(report),
+        "label_text": label_lines(report),
+    }
+
+
+def bias_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
+    position = report["bias"]["position"]
+    length = report["bias"]["length"]
+    return [
+        ("Answers naming response A (non-tie)", share(position["share_a"])),
+        ("Position bias p-value (binomial, 0.5)", p_value(position["p_value"])),
+        ("Pairs whose chosen answer is longer", share(length["pairs_chosen_longer"])),
+        ("Length p-value (binomial, 0.5)", p_value(length["pairs_chosen_longer_p_value"])),
+        ("Median length ratio chosen / rejected", number(length["median_length_ratio"], 2)),
+        ("Answers picking the longer answer", share(length["answers_pick_longer"])),
+        ("Picking-longer p-value (binomial, 0.5)", p_value(length["answers_pick_longer_p_value"])),
+        ("Picked chosen when chosen is longer", share(length["pick_chosen_when_chosen_longer"])),
+        ("Picked chosen when chosen is shorter", share(length["pick_chosen_when_chosen_shorter"])),
+    ]
+
+
+def label_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
+    labels = report["validity"]["label_agreement"]
+    return [
+        ("Pairs whose majority prefers the chosen answer", share(labels["pairs_majority_chosen"])),
+        ("Pairs without a rubric-fit majority", str(labels["pairs_without_majority"])),
+        ("Answers preferring the chosen answer", share(labels["answers_chosen"])),
+        ("Answers calling it a tie", share(labels["answers_tie"])),
+    ]
+
+
+def render_html(report: dict[str, Any], *, standalone_css: str = "") -> str:
+    """A self-contained HTML document (styles inline, no external resource)."""
+    return render_to_string(
+        "prb_annotate/audit_standalone.html", {**context(report), "inline_css": standalone_css}
+    )
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """The report as plain text, with the page's numbers."""
+    lines: list[str] = []
+    campaign = report.get("campaign", {})
+    counts = report["counts"]
+    settings = report["settings"]
+    lines.append(f"Audit of campaign {campaign.get('id', '')} {campaign.get('name', '')}".rstrip())
+    lines.append(
+        f"{counts['pairs']} pairs: {counts['validated']} validated, {counts['excluded']} "
+        f"excluded, {counts['undecided']} undecided; {counts['annotations']} annotations by "
+        f"{counts['annotators']} annotators; {counts['gold_items']} gold items"
+    )
+    lines.append(
+        f"bootstrap: {settings['resamples']} resamples, seed {settings['seed']}, "
+        f"{settings['confidence']:.0%} intervals"
+    )
+    if report["excluded_annotators"]:
+        lines.append("left out (gold accuracy): " + ", ".join(report["excluded_annotators"]))
+
+    for table in agreement_tables(report):
+        lines += ["", f"Agreement: {table['title']}"]
+        for row in table["rows"]:
+            lines.append(f"  {row['question']} ({row['units_rated_twice']} units rated twice+)")
+            for header, cell in zip(table["headers"], row["cells"], strict=True):
+                lines.append(f"    {header['label']}: {cell}")
+            lines += [f"    note: {note}" for note in row["notes"]]
+
+    lines += ["", "Validity (share of decided pairs)"]
+    lines.append(f"  overall: {share(report['validity']['overall']['validated_share'])}")
+    for row in report["validity"]["per_category"]:
+        lines.append(
+            f"  {row['category'] or '(no category)'}: {share(row['validated_share'])}; "
+            f"undecided {row['undecided']}"
+        )
+    lines += ["", "Reasons (pairs)"]
+    lines += [f"  {row['reason']}: {row['pairs']}" for row in report["validity"]["reasons"]]
+    lines += ["", "Label agreement"]
+    lines += [f"  {label}: {value}" for label, value in label_lines(report)]
+    lines += ["", "Bias"]
+    lines += [f"  {label}: {value}" for label, value in bias_lines(report)]
+
+    lines += ["", "Annotators"]
+    for row in report["annotators"]:
+        lines.append(
+            f"  {row['annotator']}{' (left out)' if row['excluded'] else ''}: "
+            f"{row['annotations']} annotations; leave-one-out agreement rubric fit "
+            f"{percent(row['loo_rubric_fit'])}, differentiator "
+            f"{percent(row['loo_differentiator'])}; mean kappa rubric fit "
+            f"{number(row['mean_kappa_rubric_fit'])}; gold {row['gold_correct']}/"
+            f"{row['gold_answered']}; share A {percent(row['share_a'])} "
+            f"(p {p_value(row['position_p_value'])}); median time "
+            f"{number(_seconds(row['median_time_ms']), 1)} s; "
+            f"consistency flags {row['consistency_flags']}"
+        )
+    lines += ["", "Consistency checks (annotations)"]
+    lines += [
+        f"  {check['code']}: {check['annotations']}" for check in report["consistency"]["checks"]
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _seconds(milliseconds: float | None) -> float | None:
+    return None if milliseconds is None else milliseconds / 1000

@@ -1,0 +1,272 @@
+"""The audit against the database: frames in, verdicts and reports out.
+
+The statistics live in ``agreement`` and the rules in ``audit`` (pure, no ORM); this module
+only reads a campaign into the two frames they take, and writes back the one thing the audit
+changes: an extra annotator for a split vote.
+"""
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from django.db import connections, transaction
+from django.db.models import F, QuerySet
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Length
+
+from prb_annotate import audit
+from prb_annotate.audit import PairVerdict, Thresholds
+from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
+
+__all__ = [
+    "PairVerdict",
+    "Thresholds",
+    "annotations_frame",
+    "campaign_audit",
+    "campaign_verdicts",
+    "items_frame",
+    "request_extra_annotations",
+    "thresholds_for",
+]
+
+# Frame column <- ORM lookup on Annotation.
+_ANNOTATION_FIELDS = {
+    "annotation_id": "id",
+    "assignment_id": "assignment_id",
+    "item_id": "assignment__item_id",
+    "pair_id": "assignment__item__pair_id",
+    "external_id": "assignment__item__pair__external_id",
+    "category": "assignment__item__pair__category",
+    "item_kind": "assignment__item__kind",
+    "annotator": "assignment__annotator__username",
+    "annotator_id": "assignment__annotator_id",
+    "chosen_position": "assignment__chosen_position",
+    "rubric_fit": "rubric_fit",
+    "differentiator": "differentiator",
+    "confidence": "confidence",
+    "flagged": "flagged",
+    "comment": "comment",
+    "time_on_task_ms": "time_on_task_ms",
+    "revision": "revision",
+    "submitted_at": "assignment__submitted_at",
+    "annotated_at": "created_at",
+}
+
+
+# Rows per round trip when reading a whole campaign's annotations.
+_FETCH_ROWS = 5000
+
+
+def thresholds_for(campaign: Campaign) -> Thresholds:
+    return Thresholds(
+        annotations_per_pair=campaign.annotations_per_pair,
+        quality_threshold=campaign.quality_threshold,
+        majority_threshold=campaign.majority_threshold,
+        quality_criteria=tuple(campaign.quality_criteria),
+        rating_scale_max=campaign.rating_scale_max,
+        min_gold_accuracy=campaign.min_gold_accuracy,
+    )
+
+
+def annotations_frame(campaign: Campaign, items: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per current annotation of the campaign, in dataset orientation.
+
+    Only each submitted assignment's current revision counts. Columns: those of
+    ``audit.FRAME_COLUMNS`` (ids, external_id, category, item_kind, annotator username and id,
+    chosen_position, rubric_fit and rubric_fit_position as the annotator saw it (A / B / tie),
+    differentiator, confidence, flagged, comment, time_on_task_ms, submitted_at, chosen_len and
+    rejected_len in characters), plus revision, annotated_at, and one
+    ``quality_chosen_<criterion>`` / ``quality_rejected_<criterion>`` column per criterion of
+    the campaign (NaN where a rating is missing). Gold items are included (``item_kind``).
+    Rows come by pair id, annotator and annotation id. ``items`` (``items_frame``, when the
+    caller has it) saves reading the answer lengths again.
+    """
+    quality = {
+        audit.quality_column(side, criterion): KeyTextTransform(criterion, f"quality_{side}")
+        for side in audit.SIDES
+        for criterion in campaign.quality_criteria
+    }
+    # Ratings are taken out of the JSON by the database: parsing every annotation's JSON in
+    # Python costs more than the rest of the read. Aliases are positional, as criterion names
+    # need not be valid query names.
+    aliases = {f"_rating_{n}": expression for n, expression in enumerate(quality.values())}
+    read = fetch_columns(
+        Annotation.objects.filter(
+            assignment__campaign=campaign,
+            assignment__status=Assignment.Status.SUBMITTED,
+            is_current=True,
+        )
+        .annotate(**aliases)
+        .order_by()
+        .values_list(*_ANNOTATION_FIELDS.values(), *aliases)
+    )
+    frame = pd.DataFrame(
+        {
+            **{column: read[lookup] for column, lookup in _ANNOTATION_FIELDS.items()},
+            **{column: read[alias] for column, alias in zip(quality, aliases, strict=True)},
+        }
+    )
+    _convert_columns(frame, list(quality))
+    # Lengths are per pair: taken from the items, not measured again for every annotation.
+    lengths = (items if items is not None else items_frame(campaign)).drop_duplicates("pair_id")
+    for column in ("chosen_len", "rejected_len"):
+        frame[column] = frame["pair_id"].map(lengths.set_index("pair_id")[column])
+    frame["rubric_fit_position"] = _positions_as_seen(frame)
+    # Sorted here rather than by the database: a sort there carries every selected column.
+    frame = frame.sort_values(
+        ["pair_id", "annotator", "annotation_id"], kind="stable", ignore_index=True
+    )
+    return frame[[*audit.FRAME_COLUMNS, "revision", "annotated_at", *quality]]
+
+
+def _convert_columns(frame: pd.DataFrame, ratings: list[str]) -> None:
+    """Whole-column conversions of what the driver gave (see ``fetch_columns``)."""
+    for column in ratings:
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(np.float64)
+    frame["flagged"] = frame["flagged"].astype(bool)
+    for column in ("submitted_at", "annotated_at"):
+        frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+
+
+def fetch_columns(queryset: QuerySet[Any, Any]) -> dict[str, list[Any]]:
+    """The rows of a ``values_list`` query as one list per selected name, read in chunks.
+
+    The SQL runs on a plain (server-side where the database has them) cursor, skipping the
+    ORM's per-value converters and per-row objects: with hundreds of thousands of rows those
+    cost more than the query. Values come as the driver gives them (SQLite: times as text,
+    booleans as 0 / 1), so callers convert whole columns afterwards.
+    """
+    query = queryset.query
+    # The order of the SQL's columns, which values_list() would otherwise restore per row.
+    names = [*query.extra_select, *query.values_select, *query.annotation_select]
+    columns: list[list[Any]] = [[] for _ in names]
+    # Strings repeat (usernames, categories, answers): one object per distinct value.
+    shared: dict[Any, Any] = {}
+    sql, params = query.sql_with_params()
+    with connections[queryset.db].chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(_FETCH_ROWS):
+            for column, values in zip(columns, zip(*rows, strict=True), strict=True):
+                column.extend([shared.setdefault(v, v) if type(v) is str else v for v in values])
+    return dict(zip(names, columns, strict=True))
+
+
+def _positions_as_seen(frame: pd.DataFrame) -> np.ndarray:
+    """The rubric-fit answer as the annotator saw it (Annotation.rubric_fit_as_position)."""
+    fit = frame["rubric_fit"].to_numpy(dtype=object)
+    shown = frame["chosen_position"].to_numpy(dtype=object)
+    other = np.where(shown == "A", "B", "A")
+    seen = np.where(fit == Annotation.RubricFit.CHOSEN, shown, other)
+    return np.where(fit == Annotation.RubricFit.TIE, "tie", seen).astype(object)
+
+
+def items_frame(campaign: Campaign) -> pd.DataFrame:
+    """Every item of the campaign with the annotations it requires (k + extra)."""
+    rows = list(
+        CampaignItem.objects.filter(campaign=campaign)
+        .annotate(
+            chosen_len=Length("pair__chosen"),
+            rejected_len=Length("pair__rejected"),
+        )
+        .order_by("pair_id")
+        .values(
+            "id",
+            "pair_id",
+            "pair__external_id",
+            "pair__category",
+            "kind",
+            "extra_annotations",
+            "gold_answers",
+            "chosen_len",
+            "rejected_len",
+        )
+    )
+    k = campaign.annotations_per_pair
+    return pd.DataFrame(
+        {
+            "item_id": [row["id"] for row in rows],
+            "pair_id": [row["pair_id"] for row in rows],
+            "external_id": [row["pair__external_id"] for row in rows],
+            "category": [row["pair__category"] for row in rows],
+            "item_kind": [row["kind"] for row in rows],
+            "required": [k + row["extra_annotations"] for row in rows],
+            "gold_answers": [row["gold_answers"] for row in rows],
+            "chosen_len": [row["chosen_len"] for row in rows],
+            "rejected_len": [row["rejected_len"] for row in rows],
+        },
+        columns=list(audit.ITEM_COLUMNS),
+    )
+
+
+def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:
+    """The verdict of every regular item's pair, keyed by pair id (unannotated ones too).
+
+    Annotators below the campaign's minimum gold accuracy are left out first.
+    """
+    return _verdicts(campaign, items_frame(campaign))
+
+
+def _verdicts(campaign: Campaign, items: pd.DataFrame) -> dict[int, PairVerdict]:
+    frame = annotations_frame(campaign, items)
+    thresholds = thresholds_for(campaign)
+    excluded = audit.annotators_below_gold(frame, items, thresholds.min_gold_accuracy)
+    return audit.pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded)
+
+
+def campaign_audit(
+    campaign: Campaign,
+    *,
+    resamples: int = 1000,
+    seed: int | None = None,
+    confidence: float = 0.95,
+    dawid_skene: bool = True,
+) -> dict[str, Any]:
+    """The full audit report, JSON-ready (see ``audit.audit_report``).
+
+    ``seed`` defaults to the campaign's seed, so the page, the CLI and the export manifest show
+    the same intervals for the same data.
+    """
+    items = items_frame(campaign)
+    report = audit.audit_report(
+        annotations_frame(campaign, items),
+        items,
+        thresholds_for(campaign),
+        resamples=resamples,
+        seed=campaign.seed if seed is None else seed,
+        confidence=confidence,
+        dawid_skene=dawid_skene,
+    )
+    report["campaign"] = {
+        "id": campaign.pk,
+        "name": campaign.name,
+        "dataset": campaign.dataset.name,
+        "annotations_per_pair": campaign.annotations_per_pair,
+    }
+    return report
+
+
+def request_extra_annotations(campaign: Campaign) -> int:
+    """Ask for one more annotator on every pair whose vote is split; returns how many.
+
+    Idempotent per state: a split vote is only seen once a pair has all the annotations it
+    requires, and raising ``extra_annotations`` makes it require one more, so the pair reads
+    "too few annotations" until the new annotator has answered and a second call does nothing.
+    Each raise is a conditional UPDATE on the value we read, so two managers clicking at once
+    raise a pair once, not twice.
+    """
+    items = items_frame(campaign)
+    verdicts = _verdicts(campaign, items)
+    # The extra count each split verdict was computed with: only that state gets raised.
+    seen = {
+        int(row.item_id): int(row.required) - campaign.annotations_per_pair
+        for row in items.itertuples(index=False)
+        if row.item_kind == CampaignItem.Kind.REGULAR
+        and audit.UNDECIDED_SPLIT_VOTE in verdicts[int(row.pair_id)].reasons
+    }
+    raised = 0
+    with transaction.atomic():
+        for item_id, extra in seen.items():
+            raised += CampaignItem.objects.filter(pk=item_id, extra_annotations=extra).update(
+                extra_annotations=F("extra_annotations") + 1
+            )
+    return raised

@@ -1,0 +1,316 @@
+"""Campaigns: creation from a dataset, members and invite links, status changes, quotas.
+
+Who gets which item next lives in ``assignment.py``; submitting answers in ``annotating.py``.
+"""
+
+import random
+import re
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+
+from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Dataset, Membership
+
+DEFAULT_GOLD_ANSWERS: dict[str, str] = {
+    "rubric_fit": Annotation.RubricFit.CHOSEN,
+    "differentiator": Annotation.Differentiator.PREFERENCE,
+}
+
+# Campaign fields that create_campaign accepts as keyword settings.
+CAMPAIGN_SETTINGS = frozenset(
+    {
+        "guidelines",
+        "reservation_minutes",
+        "quality_criteria",
+        "rating_scale_max",
+        "quality_threshold",
+        "majority_threshold",
+        "min_gold_accuracy",
+        "quota_per_annotator",
+        "completion_url",
+    }
+)
+
+# Allowed status changes: pause and resume an active campaign, close it for good.
+TRANSITIONS: dict[str, frozenset[str]] = {
+    Campaign.Status.DRAFT: frozenset({Campaign.Status.ACTIVE, Campaign.Status.CLOSED}),
+    Campaign.Status.ACTIVE: frozenset({Campaign.Status.PAUSED, Campaign.Status.CLOSED}),
+    Campaign.Status.PAUSED: frozenset({Campaign.Status.ACTIVE, Campaign.Status.CLOSED}),
+    Campaign.Status.CLOSED: frozenset(),
+}
+
+# Prolific participant ids are 24 hex characters; accept any short id of safe characters.
+PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+PROLIFIC_USERNAME_PREFIX = "prolific-"
+
+
+class CampaignSetupError(ValueError):
+    """A campaign cannot be created or changed as asked; the message says why."""
+
+
+class InviteError(Exception):
+    """An invite link cannot be used."""
+
+
+class InvalidInvite(InviteError):
+    """No campaign has this invite token (views answer 404)."""
+
+
+class InviteClosed(InviteError):
+    """The campaign behind this invite is closed."""
+
+
+class InviteNeedsLogin(InviteError):
+    """Anonymous visitor without a Prolific participant id: they must log in first."""
+
+
+def create_campaign(
+    dataset: Dataset,
+    name: str,
+    *,
+    k: int = 3,
+    sample: int | None = None,
+    gold_pair_ids: Collection[str] | Mapping[str, Mapping[str, str]] = (),
+    gold_rate: float = 0.0,
+    seed: int = 0,
+    created_by: User | None = None,
+    activate: bool = False,
+    **settings: Any,
+) -> Campaign:
+    """Create a campaign over ``dataset`` with one item per pair (or a seeded sample).
+
+    ``gold_pair_ids`` names pairs (external ids) that become gold items; give a mapping
+    ``{external_id: {"rubric_fit": ..., "differentiator": ...}}`` to set their expected answers,
+    otherwise they expect the dataset's claim (chosen fits the rubric, the difference is
+    preference). Gold pairs are never part of the regular sample. Every item gets a seeded
+    random ``order_key``, so the same seed gives the same queue.
+    """
+    unknown = set(settings) - CAMPAIGN_SETTINGS
+    if unknown:
+        raise TypeError(f"unknown campaign settings: {', '.join(sorted(unknown))}")
+    if k < 1:
+        raise CampaignSetupError("k (annotations per pair) must be at least 1")
+    if not 0.0 <= gold_rate <= 1.0:
+        raise CampaignSetupError("gold rate must be between 0 and 1")
+    if sample is not None and sample < 1:
+        raise CampaignSetupError("sample must be at least 1")
+    if Campaign.objects.filter(name=name).exists():
+        raise CampaignSetupError(f"a campaign named {name!r} already exists")
+
+    gold = _gold_answers_by_id(gold_pair_ids)
+    pairs = {p.external_id: p.pk for p in dataset.pairs.only("pk", "external_id")}
+    missing = sorted(set(gold) - set(pairs))
+    if missing:
+        raise CampaignSetupError(f"gold pairs not in dataset {dataset.name}: {', '.join(missing)}")
+
+    rng = random.Random(seed)
+    regular_ids = sorted(set(pairs) - set(gold))
+    if sample is not None:
+        if sample > len(regular_ids):
+            raise CampaignSetupError(
+                f"sample of {sample} asked, but the dataset has {len(regular_ids)} pairs"
+            )
+        regular_ids = sorted(rng.sample(regular_ids, sample))
+    if not regular_ids:
+        raise CampaignSetupError(f"dataset {dataset.name} has no pairs to annotate")
+
+    entries: list[tuple[str, str, dict[str, str] | None]] = [
+        (external_id, CampaignItem.Kind.REGULAR, None) for external_id in regular_ids
+    ]
+    entries += [(gid, CampaignItem.Kind.GOLD, answers) for gid, answers in sorted(gold.items())]
+    # A seeded permutation: distinct keys, so the queue order never depends on row ids.
+    order = list(range(len(entries)))
+    rng.shuffle(order)
+
+    status = Campaign.Status.ACTIVE if activate else Campaign.Status.DRAFT
+    try:
+        with transaction.atomic():
+            campaign = Campaign.objects.create(
+                dataset=dataset,
+                name=name,
+                annotations_per_pair=k,
+                gold_rate=gold_rate,
+                seed=seed,
+                created_by=created_by,
+                status=status,
+                **settings,
+            )
+            CampaignItem.objects.bulk_create(
+                [
+                    CampaignItem(
+                        campaign=campaign,
+                        pair_id=pairs[external_id],
+                        kind=kind,
+                        gold_answers=answers,
+                        order_key=order_key,
+                    )
+                    for (external_id, kind, answers), order_key in zip(entries, order, strict=True)
+                ],
+                batch_size=500,
+            )
+    except IntegrityError as error:
+        # Two managers creating the same name at once: the unique name decides.
+        raise CampaignSetupError(f"a campaign named {name!r} already exists") from error
+    return campaign
+
+
+def _gold_answers_by_id(
+    gold_pair_ids: Collection[str] | Mapping[str, Mapping[str, str]],
+) -> dict[str, dict[str, str]]:
+    if isinstance(gold_pair_ids, Mapping):
+        result = {}
+        for external_id, answers in gold_pair_ids.items():
+            result[str(external_id)] = _checked_gold_answers(str(external_id), dict(answers))
+        return result
+    if isinstance(gold_pair_ids, str):
+        raise TypeError("gold_pair_ids must be a collection of ids, not one string")
+    return {str(external_id): dict(DEFAULT_GOLD_ANSWERS) for external_id in gold_pair_ids}
+
+
+def _checked_gold_answers(external_id: str, answers: dict[str, str]) -> dict[str, str]:
+    allowed = {
+        "rubric_fit": set(Annotation.RubricFit.values),
+        "differentiator": set(Annotation.Differentiator.values),
+        "confidence": set(Annotation.Confidence.values),
+    }
+    if not answers:
+        raise CampaignSetupError(f"gold pair {external_id}: no expected answers given")
+    for key, value in answers.items():
+        if key not in allowed:
+            raise CampaignSetupError(f"gold pair {external_id}: unknown answer field {key!r}")
+        if value not in allowed[key]:
+            raise CampaignSetupError(f"gold pair {external_id}: {key} cannot be {value!r}")
+    return answers
+
+
+def add_member(
+    campaign: Campaign,
+    user: User,
+    role: str = Membership.Role.ANNOTATOR,
+    *,
+    participant_id: str = "",
+    study_id: str = "",
+    session_id: str = "",
+) -> Membership:
+    """Make ``user`` a member with ``role``; calling it again updates the role and any ids given."""
+    if role not in Membership.Role.values:
+        raise CampaignSetupError(f"unknown role {role!r}")
+    ids = {"participant_id": participant_id, "study_id": study_id, "session_id": session_id}
+    membership, created = _get_or_create_membership(campaign, user, role, ids)
+    if not created:
+        changed = {field: value for field, value in ids.items() if value}
+        if membership.role != role:
+            changed["role"] = role
+        if changed:
+            for field, value in changed.items():
+                setattr(membership, field, value)
+            membership.save(update_fields=list(changed))
+    return membership
+
+
+def _get_or_create_membership(
+    campaign: Campaign, user: User, role: str, ids: dict[str, str]
+) -> tuple[Membership, bool]:
+    # get_or_create retries the get when a concurrent request inserted the same row first
+    # (the unique (campaign, user) constraint decides), so a double click makes one member.
+    return Membership.objects.get_or_create(
+        campaign=campaign, user=user, defaults={"role": role, **ids}
+    )
+
+
+def join_by_invite(
+    token: str, *, user: User | None, prolific: Mapping[str, str] | None = None
+) -> Membership:
+    """Join the campaign behind an invite link as an annotator.
+
+    ``user`` is the logged-in user, or None for an anonymous visitor. An anonymous visitor
+    needs a ``PROLIFIC_PID`` in ``prolific`` (the link's query parameters): they get a user of
+    their own, ``prolific-<PID>``, without a password; the view logs ``membership.user`` in.
+    ``STUDY_ID`` and ``SESSION_ID`` are stored on the membership. Joining again changes nothing
+    but the stored ids; an existing manager stays a manager.
+
+    Raises InvalidInvite (unknown token), InviteClosed or InviteNeedsLogin.
+    """
+    params = prolific or {}
+    campaign = _campaign_for_token(token)
+    if campaign.status == Campaign.Status.CLOSED:
+        raise InviteClosed("This campaign is closed.")
+    participant_id = (params.get("PROLIFIC_PID") or "").strip()
+    if participant_id and not PARTICIPANT_ID.match(participant_id):
+        raise InvalidInvite("Invalid participant id.")
+    if user is None:
+        if not participant_id:
+            raise InviteNeedsLogin("Log in to join this campaign.")
+        user = _prolific_user(participant_id)
+    ids = {
+        "participant_id": participant_id,
+        "study_id": (params.get("STUDY_ID") or "").strip()[:200],
+        "session_id": (params.get("SESSION_ID") or "").strip()[:200],
+    }
+    membership, created = _get_or_create_membership(campaign, user, Membership.Role.ANNOTATOR, ids)
+    if not created:
+        changed = {field: value for field, value in ids.items() if value}
+        if changed:
+            for field, value in changed.items():
+                setattr(membership, field, value)
+            membership.save(update_fields=list(changed))
+    return membership
+
+
+def _campaign_for_token(token: str) -> Campaign:
+    if not token or len(token) > 64:
+        raise InvalidInvite("No such invite.")
+    # The token is the unique lookup key; tokens are 256-bit random, so the index lookup
+    # reveals nothing useful about other tokens.
+    campaign = Campaign.objects.filter(invite_token=token).first()
+    if campaign is None:
+        raise InvalidInvite("No such invite.")
+    return campaign
+
+
+def _prolific_user(participant_id: str) -> User:
+    username = f"{PROLIFIC_USERNAME_PREFIX}{participant_id}"
+    user, created = User.objects.get_or_create(username=username)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    elif user.has_usable_password() or user.is_staff or user.is_superuser:
+        # A real account that happens to carry this name must never be opened by a link.
+        raise InvalidInvite("This participant id cannot be used here.")
+    return user
+
+
+def set_status(campaign: Campaign, status: str) -> Campaign:
+    """Move the campaign to ``status`` (pause, resume, close); setting the same status is a no-op.
+
+    Raises CampaignSetupError for a transition that is not allowed (closing is final).
+    """
+    with transaction.atomic():
+        # Lock the row so that two managers pressing different buttons apply one after the other
+        # and each checks its transition against the status the other left.
+        current = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        if status not in Campaign.Status.values:
+            raise CampaignSetupError(f"unknown status {status!r}")
+        if status != current.status:
+            if status not in TRANSITIONS[current.status]:
+                raise CampaignSetupError(f"a {current.status} campaign cannot become {status}")
+            current.status = status
+            current.save(update_fields=["status"])
+    campaign.status = current.status
+    return campaign
+
+
+def submitted_count(campaign: Campaign, user: User) -> int:
+    """Items this user has submitted in the campaign (gold included; revisions count once)."""
+    return Assignment.objects.filter(
+        campaign=campaign, annotator=user, status=Assignment.Status.SUBMITTED
+    ).count()
+
+
+def quota_done(campaign: Campaign, user: User) -> bool:
+    """Whether the user has submitted as many items as the campaign's per-annotator quota."""
+    if campaign.quota_per_annotator is None:
+        return False
+    return submitted_count(campaign, user) >= campaign.quota_per_annotator

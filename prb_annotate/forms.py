@@ -1,0 +1,177 @@
+"""Web forms: the campaign forms managers fill in, and the question set of the annotation page.
+
+The annotation page is not a Django ``Form``: its fields depend on the campaign (criteria and
+scale) and are parsed by ``annotating.answers_from_form``, so that the page and the API accept
+exactly the same thing. This module only lays the questions out for the template, with what
+was entered and the errors.
+"""
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+
+from prb_annotate.models import Campaign, Dataset
+
+
+class CampaignForm(forms.Form):
+    dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"))
+    name = forms.CharField(max_length=200)
+    guidelines = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 8}),
+        help_text="Markdown, shown to annotators one click away from every item.",
+    )
+    annotations_per_pair = forms.IntegerField(
+        label="Annotations per pair (k)", min_value=1, max_value=50, initial=3
+    )
+    reservation_minutes = forms.IntegerField(
+        min_value=1,
+        max_value=24 * 60,
+        initial=30,
+        help_text="An item not submitted within this time goes back to the queue.",
+    )
+    sample = forms.IntegerField(
+        label="Sample size",
+        required=False,
+        min_value=1,
+        help_text="Number of pairs drawn at random from the dataset; empty for all of them.",
+    )
+    seed = forms.IntegerField(initial=0, help_text="Makes the sample and the order reproducible.")
+    gold_pair_ids = forms.CharField(
+        label="Gold pairs",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Ids of pairs whose answers are known, separated by commas or spaces. They "
+        "expect the dataset's claim: the chosen answer fits, the difference is preference.",
+    )
+    gold_rate = forms.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        initial=0.0,
+        help_text="Share of gold items mixed into each annotator's queue.",
+    )
+    quota_per_annotator = forms.IntegerField(
+        label="Quota per annotator",
+        required=False,
+        min_value=1,
+        help_text="Items each annotator does before the completion page; empty for no limit.",
+    )
+    completion_url = forms.URLField(
+        label="Completion URL",
+        required=False,
+        max_length=1000,
+        assume_scheme="https",
+        help_text="Where annotators go when their quota is done, e.g. Prolific's completion link.",
+    )
+
+    def clean_gold_pair_ids(self) -> list[str]:
+        return sorted(set(re.split(r"[\s,]+", self.cleaned_data["gold_pair_ids"].strip())) - {""})
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if cleaned.get("gold_rate") and not cleaned.get("gold_pair_ids"):
+            self.add_error("gold_pair_ids", "A gold rate needs gold pairs.")
+        return cleaned
+
+    def clean_name(self) -> str:
+        name: str = self.cleaned_data["name"].strip()
+        if Campaign.objects.filter(name=name).exists():
+            raise forms.ValidationError("A campaign with this name already exists.")
+        return name
+
+
+class AddMemberForm(forms.Form):
+    username = forms.CharField(max_length=150)
+
+    def clean_username(self) -> AbstractBaseUser:
+        username = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise forms.ValidationError(f"No user named {username!r}.")
+        return user
+
+
+# --- The annotation page --------------------------------------------------------------------
+
+# (value, label, shortcut letter). Letters are unique within a question and avoid the page-wide
+# shortcuts (c, f, g, s, ?) so that a key never means two things at once.
+RUBRIC_FIT_CHOICES = [("A", "Response A", "a"), ("B", "Response B", "b"), ("tie", "Tie", "t")]
+DIFFERENTIATOR_CHOICES = [
+    ("preference", "Personal preference", "p"),
+    ("quality", "General quality", "q"),
+    ("both", "Both", "b"),
+    ("none", "No real difference", "n"),
+]
+CONFIDENCE_CHOICES = [("low", "Low", "l"), ("medium", "Medium", "m"), ("high", "High", "h")]
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: str
+    label: str
+    key: str
+    checked: bool
+
+
+@dataclass(frozen=True)
+class Question:
+    name: str
+    label: str
+    choices: list[Choice]
+    error: str = ""
+
+
+def _question(
+    name: str,
+    label: str,
+    options: list[tuple[str, str, str]],
+    values: Mapping[str, str],
+    errors: Mapping[str, str],
+) -> Question:
+    current = values.get(name, "")
+    choices = [Choice(value, text, key, value == current) for value, text, key in options]
+    return Question(name, label, choices, errors.get(name, ""))
+
+
+def rating_questions(
+    campaign: Campaign, side: str, values: Mapping[str, str], errors: Mapping[str, str]
+) -> list[Question]:
+    """One 1..scale question per quality criterion for response ``side`` (A or B)."""
+    scale = [(str(v), str(v), str(v)) for v in range(1, campaign.rating_scale_max + 1)]
+    return [
+        _question(f"quality_{side}_{criterion}", str(criterion), scale, values, errors)
+        for criterion in campaign.quality_criteria
+    ]
+
+
+def choice_questions(values: Mapping[str, str], errors: Mapping[str, str]) -> list[Question]:
+    return [
+        _question(
+            "rubric_fit",
+            "Which response better fits this user's rubric and profile?",
+            RUBRIC_FIT_CHOICES,
+            values,
+            errors,
+        ),
+        _question(
+            "differentiator",
+            "What mainly distinguishes the two responses?",
+            DIFFERENTIATOR_CHOICES,
+            values,
+            errors,
+        ),
+        _question("confidence", "How confident are you?", CONFIDENCE_CHOICES, values, errors),
+    ]
+
+
+def question_names(campaign: Campaign) -> set[str]:
+    """Every field name the page asks for, to tell field errors from page-wide ones."""
+    names = {"rubric_fit", "differentiator", "confidence", "comment", "flagged"}
+    for side in "AB":
+        names.update(f"quality_{side}_{criterion}" for criterion in campaign.quality_criteria)
+    return names

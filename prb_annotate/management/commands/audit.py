@@ -1,0 +1,58 @@
+"""``manage.py audit --campaign ID --format text|json|html --out FILE``: the audit page offline."""
+
+import json
+from argparse import ArgumentParser
+from pathlib import Path
+from typing import Any
+
+from django.contrib.staticfiles import finders
+from django.core.management.base import BaseCommand, CommandError
+
+from prb_annotate import audit_render
+from prb_annotate.auditing import campaign_audit
+from prb_annotate.models import Campaign
+
+
+class Command(BaseCommand):
+    help = "Agreement and dataset-validity audit of a campaign, as text, JSON or HTML."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--campaign", type=int, required=True, help="campaign id")
+        parser.add_argument("--format", choices=("text", "json", "html"), default="text")
+        parser.add_argument("--out", help="write to this file instead of standard output")
+        parser.add_argument(
+            "--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)"
+        )
+        parser.add_argument(
+            "--seed", type=int, default=None, help="bootstrap seed (default: the campaign's)"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            campaign = Campaign.objects.select_related("dataset").get(pk=options["campaign"])
+        except Campaign.DoesNotExist as error:
+            raise CommandError(f"No campaign with id {options['campaign']}.") from error
+        if options["resamples"] < 0:
+            raise CommandError("--resamples must be 0 or more.")
+        report = campaign_audit(campaign, resamples=options["resamples"], seed=options["seed"])
+        output = render(report, options["format"])
+        if options["out"]:
+            Path(options["out"]).write_text(output, encoding="utf-8")
+            self.stderr.write(f"Wrote {options['format']} audit to {options['out']}")
+        else:
+            self.stdout.write(output, ending="")
+
+
+def render(report: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "html":
+        return audit_render.render_html(report, standalone_css=_app_css())
+    return audit_render.render_text(report)
+
+
+def _app_css() -> str:
+    """The app's stylesheet, inlined so that the HTML file works offline, on its own."""
+    found = finders.find("prb_annotate/app.css")
+    path = found[0] if isinstance(found, list) else found
+    return Path(path).read_text(encoding="utf-8") if path else ""

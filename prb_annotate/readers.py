@@ -1,0 +1,201 @@
+"""Readers of the supported file formats, one record at a time.
+
+Each reader yields ``(line, record)``: the line where the record starts (the row of a Parquet
+file) and the record as a dict, or a BadEntry for a line that is not a record, after which
+reading goes on. A reader raises Unreadable when the rest of the file cannot be read (a JSON
+list cut short, a corrupt Parquet file). Nothing here validates record fields: ``records``
+does.
+"""
+
+import codecs
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from prb_annotate.records import type_name
+
+JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+SUFFIXES = JSONL_SUFFIXES | {".json", ".csv", ".parquet"}
+CSV_JSON_COLUMNS = ("profile", "rubric_aspects")
+CSV_OPTIONAL_COLUMNS = ("id", "category", "narrative", *CSV_JSON_COLUMNS)
+PARQUET_BATCH_ROWS = 1000
+
+
+class Unreadable(Exception):
+    """Stops reading one file (its structure is broken, so later lines mean nothing)."""
+
+    def __init__(self, message: str, line: int | None = None, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.field = field
+
+
+@dataclass(frozen=True)
+class BadEntry:
+    """A line that is not a record; reading goes on with the next one."""
+
+    message: str
+    field: str | None = None
+
+
+Entry = tuple[int, "dict[str, Any] | BadEntry"]
+
+
+def read_entries(stream: IO[bytes], suffix: str) -> Iterator[Entry]:
+    if suffix in JSONL_SUFFIXES:
+        return read_jsonl(stream)
+    if suffix == ".json":
+        return read_json(stream)
+    if suffix == ".csv":
+        return read_csv(stream)
+    return read_parquet(stream)
+
+
+def read_jsonl(lines: Iterable[bytes]) -> Iterator[Entry]:
+    for number, line in enumerate(lines, start=1):
+        try:
+            text = line.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            yield number, BadEntry(f"not valid UTF-8 (byte {exc.start + 1})")
+            continue
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            yield number, BadEntry(f"invalid JSON: {exc.msg} (column {exc.colno})")
+            continue
+        except RecursionError:
+            yield number, BadEntry("JSON nested too deeply")
+            continue
+        yield number, as_record(value)
+
+
+def as_record(value: Any) -> "dict[str, Any] | BadEntry":
+    if isinstance(value, dict):
+        return value
+    return BadEntry(f"expected a JSON object, got {type_name(value)}")
+
+
+WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def read_json(stream: IO[bytes]) -> Iterator[Entry]:
+    """A JSON list, decoded one element at a time so that each gets its line number."""
+    data = stream.read()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise Unreadable("not valid UTF-8", data.count(b"\n", 0, exc.start) + 1) from exc
+    decoder = json.JSONDecoder()
+    pos = skip_whitespace(text, 0)
+    if text.startswith("{", pos):
+        # JSON Lines saved as .json (as datasets writes them), or one object that is not a list.
+        _, end = decode_at(decoder, text, pos)
+        if skip_whitespace(text, end) == len(text) or "\n" in text[pos:end]:
+            raise Unreadable("expected a JSON list of records (or one object per line)", 1)
+        yield from read_jsonl(io.BytesIO(data))
+        return
+    if not text.startswith("[", pos):
+        raise Unreadable("expected a JSON list of records", line_of(text, pos))
+    line, counted = 1, 0
+    pos = skip_whitespace(text, pos + 1)
+    if text.startswith("]", pos):
+        return
+    while True:
+        value, end = decode_at(decoder, text, pos)
+        line += text.count("\n", counted, pos)
+        counted = pos
+        yield line, as_record(value)
+        pos = skip_whitespace(text, end)
+        if text.startswith(",", pos):
+            pos = skip_whitespace(text, pos + 1)
+        elif text.startswith("]", pos):
+            if skip_whitespace(text, pos + 1) != len(text):
+                raise Unreadable("invalid JSON: extra data after the list", line_of(text, pos))
+            return
+        else:
+            raise Unreadable("invalid JSON: expected ',' or ']'", line_of(text, pos))
+
+
+def skip_whitespace(text: str, pos: int) -> int:
+    match = WHITESPACE.match(text, pos)
+    return match.end() if match else pos
+
+
+def line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def decode_at(decoder: json.JSONDecoder, text: str, pos: int) -> tuple[Any, int]:
+    try:
+        return decoder.raw_decode(text, pos)
+    except json.JSONDecodeError as exc:
+        raise Unreadable(f"invalid JSON: {exc.msg} (column {exc.colno})", exc.lineno) from exc
+    except RecursionError as exc:
+        raise Unreadable("JSON nested too deeply", line_of(text, pos)) from exc
+
+
+def read_csv(stream: IO[bytes]) -> Iterator[Entry]:
+    """CSV with a header row; ``profile`` and ``rubric_aspects`` cells are JSON, and an empty
+    optional cell means the record has no such field."""
+    # A profile of many posts is longer than the csv module's default cell limit (128 KiB).
+    csv.field_size_limit(2**31 - 1)
+    reader = csv.reader(codecs.iterdecode(stream, "utf-8-sig"))
+    try:
+        header = next(reader, None)
+        if header is None:
+            return
+        for column in ("chosen", "rejected"):
+            if column not in header:
+                raise Unreadable(f'missing column "{column}"', 1, column)
+        if "question" not in header and "prompt" not in header:
+            raise Unreadable('missing column "question" (or "prompt")', 1, "question")
+        while True:
+            start = reader.line_num + 1
+            cells = next(reader, None)
+            if cells is None:
+                return
+            if cells:
+                yield start, csv_record(header, cells)
+    except csv.Error as exc:
+        raise Unreadable(f"invalid CSV: {exc}", reader.line_num) from exc
+    except UnicodeDecodeError as exc:
+        raise Unreadable("not valid UTF-8", reader.line_num + 1) from exc
+
+
+def csv_record(header: list[str], cells: list[str]) -> "dict[str, Any] | BadEntry":
+    if len(cells) != len(header):
+        return BadEntry(f"{len(cells)} cells where the header has {len(header)}")
+    record: dict[str, Any] = {}
+    for column, cell in zip(header, cells, strict=True):
+        if column in CSV_OPTIONAL_COLUMNS and not cell.strip():
+            continue
+        if column in CSV_JSON_COLUMNS:
+            try:
+                record[column] = json.loads(cell)
+            except json.JSONDecodeError as exc:
+                return BadEntry(f"invalid JSON in the cell: {exc.msg} (column {exc.colno})", column)
+        else:
+            record[column] = cell
+    return record
+
+
+def read_parquet(stream: IO[bytes]) -> Iterator[Entry]:
+    try:
+        parquet = pq.ParquetFile(stream)
+        row = 0
+        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+            for record in batch.to_pylist():
+                row += 1
+                yield row, record
+    except (pa.ArrowException, OSError) as exc:
+        raise Unreadable(f"invalid Parquet file: {exc}") from exc

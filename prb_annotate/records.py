@@ -1,0 +1,414 @@
+"""One file record <-> one Pair: validation on the way in, the original shape on the way out.
+
+Two record shapes are accepted:
+
+- the official schema: ``id``, ``question``, ``profile``, ``rubric_aspects``, ``narrative``,
+  ``category``, ``chosen``, ``rejected``;
+- the plain preference shape: ``prompt`` (or ``question``), ``chosen``, ``rejected`` and
+  optionally ``id`` and ``category``.
+
+Any other field is kept in ``Pair.extra`` unchanged. So that :func:`pair_to_record` can give a
+record back exactly as it was read, a record that differs from the official shape stores how
+under ``extra["_prb_shape"]`` (only then: official records keep ``extra`` free of it)::
+
+    {"question_key": "prompt",           # the record said "prompt", not "question"
+     "absent": ["profile", "narrative"], # known fields the record did not have
+     "null": ["category"],               # known fields the record had as null
+     "id_type": "int"}                   # the id was a JSON integer
+
+A record without an id gets ``"sha256:" + content_hash[:16]``: the same content always gets the
+same id, so importing the file again changes nothing.
+
+This module never touches the database; ``importing`` does.
+"""
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from json.encoder import encode_basestring_ascii
+from typing import Any
+
+from prb_annotate.models import Dataset, Pair
+
+SHAPE_KEY = "_prb_shape"
+RECORD_ORDER = (
+    "id",
+    "question",
+    "profile",
+    "rubric_aspects",
+    "narrative",
+    "category",
+    "chosen",
+    "rejected",
+)
+OPTIONAL_FIELDS = ("id", "profile", "rubric_aspects", "narrative", "category")
+PROFILE_ITEM_ORDER = ("id", "category", "text")
+RUBRIC_ITEM_ORDER = ("aspect", "evidence", "reason")
+JSON_FIELDS = ("profile", "rubric_aspects", "extra")
+# Column sizes of Pair: longer values are reported instead of failing inside the database.
+MAX_ID_CHARS = 255
+MAX_CATEGORY_CHARS = 200
+GENERATED_ID_PREFIX = "sha256:"
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """What is wrong with one field of one record."""
+
+    field: str
+    message: str
+
+
+class RecordInvalid(Exception):
+    def __init__(self, problems: list[FieldProblem], record_id: str | None) -> None:
+        super().__init__("; ".join(f"{item.field}: {item.message}" for item in problems))
+        self.problems = problems
+        self.record_id = record_id
+
+
+@dataclass
+class ParsedRecord:
+    """A valid record, as the Pair fields it becomes."""
+
+    external_id: str
+    category: str
+    question: str
+    profile: list[Any]
+    rubric_aspects: list[Any]
+    narrative: str
+    chosen: str
+    rejected: str
+    extra: dict[str, Any]
+    question_key: str = "question"
+    content_hash: str = ""
+    # Canonical JSON text of profile, rubric_aspects and extra, made once for the hash and
+    # written to the database as it is.
+    json_text: dict[str, str] = field(default_factory=dict)
+
+    def content(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "profile": self.profile,
+            "rubric_aspects": self.rubric_aspects,
+            "narrative": self.narrative,
+            "category": self.category,
+            "chosen": self.chosen,
+            "rejected": self.rejected,
+            "extra": self.extra,
+        }
+
+    def to_pair(self, dataset: Dataset) -> Pair:
+        return Pair(
+            dataset=dataset,
+            external_id=self.external_id,
+            content_hash=self.content_hash,
+            **self.content(),
+        )
+
+    def field_name(self, name: str) -> str:
+        """The name the file used for a Pair field (a plain record's "prompt")."""
+        return self.question_key if name == "question" else name
+
+
+class Checker:
+    """Collects the problems of one record, so that all of them are reported at once."""
+
+    def __init__(self, max_text_chars: int) -> None:
+        self.max_text_chars = max_text_chars
+        self.problems: list[FieldProblem] = []
+
+    def add(self, field: str, message: str) -> None:
+        self.problems.append(FieldProblem(field, message))
+
+    def text(self, field: str, value: Any, *, required: bool = False) -> str:
+        if not isinstance(value, str):
+            self.add(field, f"expected a string, got {type_name(value)}")
+            return ""
+        if required and not value.strip():
+            self.add(field, "empty text")
+        elif len(value) > self.max_text_chars:
+            self.add(
+                field,
+                f"text of {len(value):,} characters is over the limit of {self.max_text_chars:,}",
+            )
+        return value
+
+    def required_text(self, raw: Mapping[str, Any], key: str, missing: str = "") -> str:
+        if key not in raw:
+            self.add(key, f"missing required field {missing or quoted(key)}")
+            return ""
+        return self.text(key, raw[key], required=True)
+
+    def optional_text(self, raw: Mapping[str, Any], key: str) -> str:
+        value = raw.get(key)
+        return "" if value is None else self.text(key, value)
+
+    def objects(
+        self, raw: Mapping[str, Any], field: str, required_key: str, text_keys: tuple[str, ...]
+    ) -> list[Any]:
+        """A list of objects, each with a string ``required_key`` and optional string keys."""
+        value = raw.get(field)
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+            self.add(field, f"expected a list of objects, got {describe_list(value)}")
+            return []
+        limit = self.max_text_chars
+        for index, item in enumerate(value):
+            for key in text_keys:
+                text = item.get(key)
+                # The common case first: one type check and one length check per text.
+                if type(text) is str and len(text) <= limit:
+                    continue
+                path = f"{field}[{index}].{key}"
+                if text is not None:
+                    self.text(path, text)
+                elif key == required_key:
+                    self.add(path, f'missing required key "{key}"')
+        return value
+
+
+def quoted(name: str) -> str:
+    return f'"{name}"'
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def describe_list(value: Any) -> str:
+    if isinstance(value, list):
+        odd = next(item for item in value if not isinstance(item, dict))
+        return f"a list containing {type_name(odd)}"
+    return type_name(value)
+
+
+def parse_record(
+    raw: Mapping[str, Any], *, max_text_chars: int, default_category: str = ""
+) -> ParsedRecord:
+    """Validate one record and map it to Pair fields; raises RecordInvalid listing every problem.
+
+    ``default_category`` is used when the record has no category (an HF snapshot's config name).
+    """
+    check = Checker(max_text_chars)
+    question_key = "question" if "question" in raw or "prompt" not in raw else "prompt"
+    shape: dict[str, Any] = {}
+    if question_key != "question":
+        shape["question_key"] = question_key
+    external_id = parse_id(raw.get("id"), check, shape)
+    record = ParsedRecord(
+        external_id=external_id or "",
+        question=check.required_text(raw, question_key, missing='"question" (or "prompt")'),
+        chosen=check.required_text(raw, "chosen"),
+        rejected=check.required_text(raw, "rejected"),
+        category=parse_category(raw.get("category"), check, default_category),
+        narrative=check.optional_text(raw, "narrative"),
+        profile=check.objects(raw, "profile", "text", ("text",)),
+        rubric_aspects=check.objects(raw, "rubric_aspects", "aspect", RUBRIC_ITEM_ORDER),
+        extra={key: value for key, value in raw.items() if key not in RECORD_ORDER},
+        question_key=question_key,
+    )
+    record.extra.pop(question_key, None)
+    if SHAPE_KEY in record.extra:
+        check.add(SHAPE_KEY, "this field name is reserved")
+    for key, value in record.extra.items():
+        if isinstance(value, str):
+            check.text(key, value)
+
+    absent = [key for key in OPTIONAL_FIELDS if key not in raw]
+    null = [key for key in OPTIONAL_FIELDS if key in raw and raw[key] is None]
+    if absent:
+        shape["absent"] = absent
+    if null:
+        shape["null"] = null
+    if shape:
+        record.extra[SHAPE_KEY] = shape
+
+    if not check.problems:
+        encode(record, check)
+    if check.problems:
+        raise RecordInvalid(check.problems, external_id)
+    if external_id is None:
+        record.external_id = GENERATED_ID_PREFIX + record.content_hash[:16]
+    return record
+
+
+def parse_id(value: Any, check: Checker, shape: dict[str, Any]) -> str | None:
+    """The record's id as text, or None when it has none (one is then derived from content)."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        shape["id_type"] = "int"
+        return str(value)
+    if not isinstance(value, str):
+        check.add("id", f"expected a string, got {type_name(value)}")
+        return None
+    if not value.strip():
+        check.add("id", "empty id")
+    elif len(value) > MAX_ID_CHARS:
+        check.add("id", f"longer than {MAX_ID_CHARS} characters")
+    return value
+
+
+def parse_category(value: Any, check: Checker, default: str) -> str:
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        check.add("category", f"expected a string, got {type_name(value)}")
+        return ""
+    if len(value) > MAX_CATEGORY_CHARS:
+        check.add("category", f"longer than {MAX_CATEGORY_CHARS} characters")
+    return value
+
+
+# Sorted keys and no whitespace: the same content always gives the same text, whatever the key
+# order in the file or the database (PostgreSQL's jsonb reorders keys). ASCII output because
+# CPython's encoder is faster at it, and the text is only hashed and stored, never shown.
+CANONICAL_ENCODER = json.JSONEncoder(
+    sort_keys=True, ensure_ascii=True, separators=(",", ":"), allow_nan=False
+)
+
+
+def canonical_json(value: Any) -> str:
+    if type(value) is str:
+        return encode_basestring_ascii(value)
+    return CANONICAL_ENCODER.encode(value)
+
+
+def encode(record: ParsedRecord, check: Checker) -> None:
+    """Set the record's JSON texts and content hash: the sha256 of the canonical JSON of its
+    content, assembled from the canonical JSON of each field (the same text, made once)."""
+    content = record.content()
+    try:
+        parts = {key: canonical_json(value) for key, value in content.items()}
+    except (TypeError, ValueError):
+        report_unstorable(record, check)
+        return
+    text = "{" + ",".join(f'"{key}":{parts[key]}' for key in sorted(parts)) + "}"
+    # Neither database stores these (PostgreSQL refuses NUL, and no driver encodes a lone
+    # surrogate): the escapes in the ASCII text show cheaply whether a record needs a look.
+    if "\\u0000" in text:
+        report_texts(record, check, has_nul, "text contains a NUL character")
+    if "\\ud" in text:
+        report_texts(record, check, has_surrogate, "text is not valid Unicode (lone surrogate)")
+    record.content_hash = hashlib.sha256(text.encode("ascii")).hexdigest()
+    record.json_text = {key: parts[key] for key in JSON_FIELDS}
+
+
+def fields_by_name(record: ParsedRecord) -> dict[str, Any]:
+    """Every field under the name the file gave it (extra fields at the top level)."""
+    fields = {record.field_name(key): value for key, value in record.content().items()}
+    del fields["extra"]
+    fields.update(record.extra)
+    fields.pop(SHAPE_KEY, None)
+    return fields
+
+
+def report_unstorable(record: ParsedRecord, check: Checker) -> None:
+    for name, value in fields_by_name(record).items():
+        try:
+            canonical_json(value)
+        except TypeError as exc:
+            check.add(name, f"value cannot be stored as JSON ({exc})")
+        except ValueError:
+            check.add(name, "not a finite number (NaN or infinity)")
+
+
+def report_texts(
+    record: ParsedRecord, check: Checker, is_bad: Callable[[str], bool], message: str
+) -> None:
+    for name, value in fields_by_name(record).items():
+        path = find_text(value, name, is_bad)
+        if path is not None:
+            check.add(path, message)
+
+
+def has_nul(text: str) -> bool:
+    return "\x00" in text
+
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogate(text: str) -> bool:
+    # A decoded str holds a character outside the BMP as one code point, so any code point
+    # in the surrogate range is one half of a broken pair.
+    return SURROGATE.search(text) is not None
+
+
+def find_text(value: Any, path: str, is_bad: Callable[[str], bool]) -> str | None:
+    """Where in ``value`` a text (or an object key) is bad, e.g. ``profile[3].text``."""
+    if isinstance(value, str):
+        return path if is_bad(value) else None
+    if isinstance(value, list):
+        items = [(f"{path}[{index}]", item) for index, item in enumerate(value)]
+    elif isinstance(value, dict):
+        if any(is_bad(key) for key in value):
+            return path
+        items = [(f"{path}.{key}", item) for key, item in value.items()]
+    else:
+        return None
+    return next((found for where, item in items if (found := find_text(item, where, is_bad))), None)
+
+
+def pair_to_record(pair: Pair) -> dict[str, Any]:
+    """The record as it was imported: equal, as a dict, to what the file held.
+
+    Keys come in the official order (id, question, profile, rubric_aspects, narrative, category,
+    chosen, rejected), then the unknown fields sorted by name, with nested unknown keys sorted
+    too, so that an export is byte-identical on SQLite and on PostgreSQL (whose jsonb does not
+    keep key order). A plain-shape record comes back in its plain shape.
+    """
+    extra = dict(pair.extra)
+    shape = extra.pop(SHAPE_KEY, {})
+    absent = set(shape.get("absent", []))
+    null = set(shape.get("null", []))
+    values: dict[str, Any] = {
+        "id": int(pair.external_id) if shape.get("id_type") == "int" else pair.external_id,
+        "question": pair.question,
+        "profile": [ordered(item, PROFILE_ITEM_ORDER) for item in pair.profile],
+        "rubric_aspects": [ordered(item, RUBRIC_ITEM_ORDER) for item in pair.rubric_aspects],
+        "narrative": pair.narrative,
+        "category": pair.category,
+        "chosen": pair.chosen,
+        "rejected": pair.rejected,
+    }
+    record: dict[str, Any] = {}
+    for key in RECORD_ORDER:
+        if key in absent:
+            continue
+        name = shape.get("question_key", "question") if key == "question" else key
+        record[name] = None if key in null else values[key]
+    for key in sorted(extra):
+        record[key] = sorted_keys(extra[key])
+    return record
+
+
+def ordered(item: Any, order: tuple[str, ...]) -> Any:
+    """A profile post or rubric aspect with its keys in schema order, then the others sorted."""
+    if not isinstance(item, dict):
+        return item
+    known = {key: sorted_keys(item[key]) for key in order if key in item}
+    return known | {key: sorted_keys(item[key]) for key in sorted(item) if key not in order}
+
+
+def sorted_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [sorted_keys(item) for item in value]
+    return value

@@ -1,0 +1,185 @@
+"""Small server-rendered SVG charts: no JavaScript, no CDN, readable offline and in print.
+
+Each function returns a complete ``<svg>`` element as a string. Every piece of text is escaped
+here, so callers may mark the result safe.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+WIDTH = 880
+LABEL_WIDTH = 300
+ROW_HEIGHT = 24
+TOP = 26
+BOTTOM = 10
+RIGHT = 70
+INK = "#1d2330"
+MUTED = "#5f6b7a"
+LINE = "#d9dee5"
+ACCENT = "#2457c5"
+GOOD = "#1f7a3a"
+BAD = "#b3261e"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One row of a chart: a point with an optional interval around it."""
+
+    label: str
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    note: str = ""
+
+
+def _scale(lo: float, hi: float) -> "_Scale":
+    return _Scale(lo, hi, LABEL_WIDTH, WIDTH - RIGHT)
+
+
+@dataclass(frozen=True)
+class _Scale:
+    lo: float
+    hi: float
+    left: float
+    right: float
+
+    def __call__(self, value: float) -> float:
+        value = min(max(value, self.lo), self.hi)
+        return self.left + (value - self.lo) / (self.hi - self.lo) * (self.right - self.left)
+
+
+def _frame(height: float, title: str, body: list[str]) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
+        f'viewBox="0 0 {WIDTH} {height:.0f}" width="100%" '
+        f'style="max-width:{WIDTH}px;font:12px system-ui,sans-serif">'
+        f"<title>{escape(title)}</title>" + "".join(body) + "</svg>"
+    )
+
+
+def _axis(
+    scale: _Scale, ticks: Sequence[float], height: float, marks: Sequence[float]
+) -> list[str]:
+    parts = []
+    for tick in ticks:
+        x = scale(tick)
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{TOP - 6}" x2="{x:.1f}" y2="{height - BOTTOM}" '
+            f'stroke="{LINE}"/>'
+            f'<text x="{x:.1f}" y="{TOP - 10}" text-anchor="middle" fill="{MUTED}">'
+            f"{tick:g}</text>"
+        )
+    for mark in marks:
+        x = scale(mark)
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{TOP - 6}" x2="{x:.1f}" y2="{height - BOTTOM}" '
+            f'stroke="{MUTED}" stroke-dasharray="3 3"/>'
+        )
+    return parts
+
+
+def interval_chart(
+    rows: Sequence[Interval],
+    *,
+    title: str,
+    lo: float | None = None,
+    hi: float = 1.0,
+    marks: Sequence[float] = (),
+) -> str:
+    """Dots with interval bars, one row each (coefficients with bootstrap intervals).
+
+    The axis starts at ``lo`` (default: 0, or lower when an interval reaches below 0).
+    """
+    lows = [row.low for row in rows if row.low is not None] + [
+        row.value for row in rows if row.value is not None
+    ]
+    start = lo if lo is not None else min([0.0, *lows])
+    start = min(start, -0.2) if start < 0 else start
+    scale = _scale(start, hi)
+    height = TOP + ROW_HEIGHT * max(len(rows), 1) + BOTTOM
+    step = 0.2 if hi - start <= 1.4 else 0.5
+    first = round(start / step) * step
+    ticks = [round(first + i * step, 2) for i in range(int((hi - first) / step + 1.01))]
+    parts = _axis(scale, ticks, height, marks)
+    for index, row in enumerate(rows):
+        y = TOP + ROW_HEIGHT * index + ROW_HEIGHT / 2
+        parts.append(
+            f'<text x="{LABEL_WIDTH - 8}" y="{y + 4:.1f}" text-anchor="end" fill="{INK}">'
+            f"{escape(row.label)}</text>"
+        )
+        if row.value is None:
+            parts.append(
+                f'<text x="{LABEL_WIDTH + 4}" y="{y + 4:.1f}" fill="{MUTED}">'
+                f"{escape(row.note or 'undefined')}</text>"
+            )
+            continue
+        if row.low is not None and row.high is not None:
+            parts.append(
+                f'<line x1="{scale(row.low):.1f}" y1="{y:.1f}" x2="{scale(row.high):.1f}" '
+                f'y2="{y:.1f}" stroke="{ACCENT}" stroke-width="3" stroke-linecap="round">'
+                f"<title>{row.low:.3f} to {row.high:.3f}</title></line>"
+            )
+        parts.append(
+            f'<circle cx="{scale(row.value):.1f}" cy="{y:.1f}" r="5" fill="{INK}">'
+            f"<title>{escape(row.label)}: {row.value:.3f}</title></circle>"
+            f'<text x="{WIDTH - RIGHT + 8}" y="{y + 4:.1f}" fill="{INK}">{row.value:.3f}</text>'
+        )
+    return _frame(height, title, parts)
+
+
+def share_chart(rows: Sequence[Interval], *, title: str, marks: Sequence[float] = ()) -> str:
+    """Horizontal bars of shares in [0, 1], with their intervals."""
+    scale = _scale(0.0, 1.0)
+    height = TOP + ROW_HEIGHT * max(len(rows), 1) + BOTTOM
+    parts = _axis(scale, [0, 0.25, 0.5, 0.75, 1], height, marks)
+    for index, row in enumerate(rows):
+        y = TOP + ROW_HEIGHT * index
+        middle = y + ROW_HEIGHT / 2
+        parts.append(
+            f'<text x="{LABEL_WIDTH - 8}" y="{middle + 4:.1f}" text-anchor="end" fill="{INK}">'
+            f"{escape(row.label)}</text>"
+        )
+        if row.value is None:
+            parts.append(
+                f'<text x="{LABEL_WIDTH + 4}" y="{middle + 4:.1f}" fill="{MUTED}">'
+                f"{escape(row.note or 'no data')}</text>"
+            )
+            continue
+        parts.append(
+            f'<rect x="{LABEL_WIDTH}" y="{y + 5:.1f}" width="{scale(row.value) - LABEL_WIDTH:.1f}"'
+            f' height="{ROW_HEIGHT - 10}" fill="{GOOD}" opacity="0.75">'
+            f"<title>{escape(row.label)}: {row.value:.1%}</title></rect>"
+        )
+        if row.low is not None and row.high is not None:
+            parts.append(
+                f'<line x1="{scale(row.low):.1f}" y1="{middle:.1f}" x2="{scale(row.high):.1f}" '
+                f'y2="{middle:.1f}" stroke="{INK}" stroke-width="1.5"/>'
+            )
+        parts.append(
+            f'<text x="{WIDTH - RIGHT + 8}" y="{middle + 4:.1f}" fill="{INK}">{row.value:.1%}'
+            "</text>"
+        )
+    return _frame(height, title, parts)
+
+
+def count_chart(rows: Sequence[tuple[str, int]], *, title: str) -> str:
+    """Horizontal bars of counts (e.g. pairs per failure reason)."""
+    top = max([count for _, count in rows] + [1])
+    scale = _scale(0.0, float(top))
+    height = TOP + ROW_HEIGHT * max(len(rows), 1) + BOTTOM
+    parts = [
+        f'<text x="{LABEL_WIDTH}" y="{TOP - 10}" fill="{MUTED}">0</text>'
+        f'<text x="{WIDTH - RIGHT}" y="{TOP - 10}" text-anchor="end" fill="{MUTED}">{top}</text>'
+    ]
+    for index, (label, count) in enumerate(rows):
+        y = TOP + ROW_HEIGHT * index
+        middle = y + ROW_HEIGHT / 2
+        parts.append(
+            f'<text x="{LABEL_WIDTH - 8}" y="{middle + 4:.1f}" text-anchor="end" fill="{INK}">'
+            f"{escape(label)}</text>"
+            f'<rect x="{LABEL_WIDTH}" y="{y + 5:.1f}" width="{scale(count) - LABEL_WIDTH:.1f}" '
+            f'height="{ROW_HEIGHT - 10}" fill="{BAD}" opacity="0.7"/>'
+            f'<text x="{WIDTH - RIGHT + 8}" y="{middle + 4:.1f}" fill="{INK}">{count}</text>'
+        )
+    return _frame(height, title, parts)

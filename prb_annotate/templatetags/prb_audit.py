@@ -1,0 +1,33 @@
+"""Number formats of the audit page: the same functions the text report uses."""
+
+from django import template
+
+from prb_annotate import audit_render
+
+register = template.Library()
+
+
+@register.filter
+def num(value: float | None, digits: int = 3) -> str:
+    return audit_render.number(value, digits)
+
+
+@register.filter
+def pct(value: float | None) -> str:
+    return audit_render.percent(value)
+
+
+@register.filter
+def pval(value: float | None) -> str:
+    return audit_render.p_value(value)
+
+
+@register.filter
+def seconds(milliseconds: float | None) -> str:
+    return audit_render.number(None if milliseconds is None else milliseconds / 1000, 1)
+
+
+@register.filter
+def sortkey(value: object) -> str:
+    """A ``data-sort`` value: empty for missing numbers, so they sort last."""
+    return "" if value is None else str(value)
