@@ -8,13 +8,16 @@ PORT ?= 8000
 
 .PHONY: demo test test-postgres lint venv browser clean-demo
 
-$(BIN)/activate: requirements.txt
+# A stamp, not bin/activate: a venv made elsewhere must still get the requirements.
+STAMP := $(VENV)/.requirements-installed
+
+$(STAMP): requirements.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
-	touch $(BIN)/activate
+	touch $(STAMP)
 
-venv: $(BIN)/activate
+venv: $(STAMP)
 
 ## Start the demo: SQLite database in var/, demo data, campaign and logins, server on :8000.
 demo: venv
