@@ -18,6 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 
 from prb_annotate.models import Campaign, Membership
+from prb_annotate.plainsql import columns, fetch, instance
 
 ViewFunc = TypeVar("ViewFunc", bound=Callable[..., HttpResponse])
 AnyUser = AbstractBaseUser | AnonymousUser
@@ -67,3 +68,25 @@ def annotator_membership_or_404(user: AnyUser, campaign_id: int) -> Membership:
         user_id=user.pk,
         role=Membership.Role.ANNOTATOR,
     )
+
+
+ANNOTATOR_CAMPAIGN_SQL = """
+SELECT {} FROM prb_annotate_membership m JOIN prb_annotate_campaign c ON c.id = m.campaign_id
+WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = %s
+"""
+
+
+def annotator_campaign_or_404(user: AnyUser, campaign_id: int) -> Campaign:
+    """The campaign (without its dataset) if the user is one of its annotators; 404 otherwise.
+
+    The API's per-item requests need only the campaign: one plain query, no ORM query building.
+    """
+    if not user.is_authenticated:
+        raise Http404("No such campaign.")
+    rows = fetch(
+        ANNOTATOR_CAMPAIGN_SQL.format(columns(Campaign, "c")),
+        [campaign_id, user.pk, Membership.Role.ANNOTATOR.value],
+    )
+    if not rows:
+        raise Http404("No such campaign.")
+    return instance(Campaign, rows[0])

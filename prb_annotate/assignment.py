@@ -54,8 +54,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from prb_annotate.assignment_plan import MAX_CANDIDATES, Candidate, Plan, plan_for
-from prb_annotate.models import Assignment, Campaign, CampaignItem, Membership
-from prb_annotate.plainsql import db_time, execute, fetch, row_lock
+from prb_annotate.models import Assignment, Campaign, CampaignItem, Membership, Pair
+from prb_annotate.plainsql import columns, db_time, execute, fetch, instance, row_lock
 
 A = Assignment.Position.A
 B = Assignment.Position.B
@@ -211,6 +211,11 @@ VALUES (%s, %s, %s, %s, 'reserved', %s, %s, '')
 RETURNING id
 """
 
+ITEM_WITH_PAIR_SQL = """
+SELECT {}, {} FROM prb_annotate_campaignitem i JOIN prb_annotate_pair p ON p.id = i.pair_id
+WHERE i.id = %s
+"""
+
 
 # --- the queue ------------------------------------------------------------------------------
 
@@ -269,9 +274,20 @@ def next_assignment(
         return None
     assignment.campaign = campaign
     if "item" not in assignment._state.fields_cache:
-        assignment.item = CampaignItem.objects.select_related("pair").get(pk=assignment.item_id)
+        assignment.item = _item_with_pair(assignment.item_id)
     assignment.item.campaign = campaign
     return assignment
+
+
+def _item_with_pair(item_id: int) -> CampaignItem:
+    # Plain SQL: every new reservation reads its item and pair, and ORM query building would
+    # cost more than the read.
+    rows = fetch(
+        ITEM_WITH_PAIR_SQL.format(columns(CampaignItem, "i"), columns(Pair, "p")), [item_id]
+    )
+    item = instance(CampaignItem, rows[0])
+    item.pair = instance(Pair, rows[0], len(CampaignItem._meta.concrete_fields))
+    return item
 
 
 def _next_in_transaction(

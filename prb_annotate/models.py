@@ -2,8 +2,10 @@
 (importing, assignment, annotating, audit, exporting)."""
 
 import secrets
+from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
@@ -100,6 +102,36 @@ class Campaign(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status == self.Status.ACTIVE
+
+    # The question set: answers already given were asked with these, so they may not change.
+    QUESTION_SET_FIELDS = ("quality_criteria", "rating_scale_max")
+
+    def has_answers(self) -> bool:
+        return Annotation.objects.filter(assignment__campaign=self).exists()
+
+    def question_set_errors(self, changes: dict[str, Any]) -> dict[str, str]:
+        """Why ``changes`` may not be applied: the question set is fixed once answers exist."""
+        changed = [
+            name
+            for name in self.QUESTION_SET_FIELDS
+            if name in changes and changes[name] != getattr(self, name)
+        ]
+        if not changed or self.pk is None or not self.has_answers():
+            return {}
+        message = "Cannot change once annotators have answered with the current question set."
+        return dict.fromkeys(changed, message)
+
+    def clean(self) -> None:
+        if self.pk is None:
+            return
+        stored = Campaign.objects.filter(pk=self.pk).values(*self.QUESTION_SET_FIELDS).first()
+        if stored is None:
+            return
+        current = {name: getattr(self, name) for name in self.QUESTION_SET_FIELDS}
+        original = Campaign(pk=self.pk, **stored)
+        errors = original.question_set_errors(current)
+        if errors:
+            raise ValidationError(errors)
 
 
 class CampaignItem(models.Model):

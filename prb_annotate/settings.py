@@ -136,7 +136,8 @@ CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", "false")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        # DRF's TokenAuthentication, reading token and user in one plain query.
+        "prb_annotate.api.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # drf-spectacular's, documenting the 4xx answers and their shared error body too.

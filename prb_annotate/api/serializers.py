@@ -174,6 +174,10 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             raise serializers.ValidationError(
                 {"quality_threshold": [f"Must not exceed the rating scale maximum ({scale})."]}
             )
+        if self.instance is not None:
+            locked = self.instance.question_set_errors(attrs)
+            if locked:
+                raise serializers.ValidationError({k: [v] for k, v in locked.items()})
         return attrs
 
 
