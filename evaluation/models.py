@@ -126,6 +126,23 @@ def _from_pretrained(
         raise EvaluationError(f"cannot load the model {name}: {error}") from None
 
 
+def _prepare(
+    name: str,
+    device: str | None,
+    dtype: str | None,
+    chat_template: str | None,
+    trust_remote_code: bool,
+) -> tuple[torch.device, torch.dtype, Any]:
+    """What loading either kind of model starts with: the place, the dtype and the tokenizer."""
+    check_model_location(name)
+    torch_device = resolve_device(device)
+    torch_dtype = resolve_dtype(dtype, torch_device)
+    tokenizer = load_tokenizer(
+        name, chat_template=chat_template, trust_remote_code=trust_remote_code
+    )
+    return torch_device, torch_dtype, tokenizer
+
+
 def load_reward_model(
     name: str,
     *,
@@ -137,11 +154,8 @@ def load_reward_model(
     """A sequence-classification reward model from a local folder or a Hub id."""
     from transformers import AutoModelForSequenceClassification
 
-    check_model_location(name)
-    torch_device = resolve_device(device)
-    torch_dtype = resolve_dtype(dtype, torch_device)
-    tokenizer = load_tokenizer(
-        name, chat_template=chat_template, trust_remote_code=trust_remote_code
+    torch_device, torch_dtype, tokenizer = _prepare(
+        name, device, dtype, chat_template, trust_remote_code
     )
     model, info = _from_pretrained(
         AutoModelForSequenceClassification, name, torch_dtype, trust_remote_code
@@ -181,11 +195,8 @@ def load_judge(
     """A causal language model used as a pairwise judge."""
     from transformers import AutoModelForCausalLM
 
-    check_model_location(name)
-    torch_device = resolve_device(device)
-    torch_dtype = resolve_dtype(dtype, torch_device)
-    tokenizer = load_tokenizer(
-        name, chat_template=chat_template, trust_remote_code=trust_remote_code
+    torch_device, torch_dtype, tokenizer = _prepare(
+        name, device, dtype, chat_template, trust_remote_code
     )
     model, _ = _from_pretrained(AutoModelForCausalLM, name, torch_dtype, trust_remote_code)
     model.to(torch_device).eval()
