@@ -39,11 +39,8 @@ ID_MARGIN = 200
 # Both count an item's slots over some of its assignment rows: (item, occupied slots, occupied
 # slots showing the chosen answer on A, submitted, rows of this annotator that keep the item
 # from them - all but expired ones -, first row id). A slot is occupied by a submitted
-# assignment or a reservation that has not expired.
-#
-# Items handed out since the low-water mark that are not complete on submitted answers. An item
-# with rows below the mark is complete by the mark's definition, whatever the window shows.
-SINCE_MARK_SQL = """
+# assignment or a reservation that has not expired. Both queries below share this select list.
+ITEM_COUNTS_SELECT = """
 SELECT a.item_id,
        SUM(CASE WHEN a.status = 'submitted' OR (a.status = 'reserved' AND a.expires_at > %s)
            THEN 1 ELSE 0 END),
@@ -53,29 +50,29 @@ SELECT a.item_id,
        SUM(CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END),
        SUM(CASE WHEN a.annotator_id = %s AND a.status <> 'expired' THEN 1 ELSE 0 END),
        MIN(a.id)
-FROM prb_annotate_assignment a
+"""
+
+# Items handed out since the low-water mark that are not complete on submitted answers. An item
+# with rows below the mark is complete by the mark's definition, whatever the window shows.
+SINCE_MARK_SQL = (
+    ITEM_COUNTS_SELECT  # noqa: S608 - two constants joined; values go in as parameters
+    + """FROM prb_annotate_assignment a
 WHERE a.campaign_id = %s AND a.id >= %s
 GROUP BY a.item_id
 HAVING SUM(CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END) < %s
    AND NOT EXISTS (
        SELECT 1 FROM prb_annotate_assignment b WHERE b.item_id = a.item_id AND b.id < %s)
 """
+)
 
 # Items whose target the audit raised: their rows may lie anywhere, so they are counted whole.
-EXTRA_COUNTS_SQL = """
-SELECT a.item_id,
-       SUM(CASE WHEN a.status = 'submitted' OR (a.status = 'reserved' AND a.expires_at > %s)
-           THEN 1 ELSE 0 END),
-       SUM(CASE WHEN a.chosen_position = 'A' AND (a.status = 'submitted'
-                     OR (a.status = 'reserved' AND a.expires_at > %s))
-           THEN 1 ELSE 0 END),
-       SUM(CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END),
-       SUM(CASE WHEN a.annotator_id = %s AND a.status <> 'expired' THEN 1 ELSE 0 END),
-       MIN(a.id)
-FROM prb_annotate_assignment a
+EXTRA_COUNTS_SQL = (
+    ITEM_COUNTS_SELECT
+    + """FROM prb_annotate_assignment a
 WHERE a.item_id IN ({})
 GROUP BY a.item_id
 """
+)
 
 EXTRA_ITEMS_SQL = """
 SELECT id FROM prb_annotate_campaignitem WHERE campaign_id = %s AND extra_annotations > 0
