@@ -8,7 +8,9 @@ the PostgreSQL database ``prb_bench_import``, dropped and created again, and dro
 end), so peak RSS belongs to that one import. Peak RSS at two sizes shows whether memory grows
 with the file: it should not, beyond the ids kept to find duplicates (about 200 bytes a record).
 "Client CPU s" is the importing process's own CPU time: on a busy machine it varies much less
-than wall time (PostgreSQL's server work is not in it).
+than wall time. PostgreSQL's server work is not in it; it runs alongside the client's (the
+COPY stays open while records are read), so on two idle cores the wall time is about the
+larger of the two. SQLite's work, including the checkpoint at commit, is in it.
 
 The synthetic records average about 10 KB (a profile of 8-20 posts), so 100,000 of them are a
 1 GB file.

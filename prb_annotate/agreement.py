@@ -11,9 +11,10 @@ Shapes used throughout:
   distances), and a result must not change because a value was absent from this sample.
 - ``counts``: units x values, how many annotators gave each value to each unit. Every
   coefficient here except Cohen's kappa is a function of these counts alone, which is what
-  makes the unit-level bootstrap cheap: a resample is a vector of unit multiplicities ``w`` and
-  each coefficient is computed from ``w``-weighted sums of per-unit terms, for all resamples at
-  once with one matrix product.
+  makes the unit-level bootstrap cheap: each coefficient is computed from sums of per-unit
+  terms, units with equal counts have equal terms, and a resample only needs how often each
+  group of equal units was drawn (see :class:`Bootstrap`). All resamples are then one matrix
+  product over the groups, whatever the number of units.
 
 Undefined results (no unit rated twice, every rating the same value, ...) come back as ``NaN``;
 :func:`undefined_reason` says why in words, and :class:`Estimate` carries that note.
@@ -37,12 +38,10 @@ Coefficient = Literal["alpha", "percent_agreement", "gwet", "fleiss_kappa"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-# Resamples x units: how often each unit is drawn (any numeric dtype; resample_weights: uint8).
-WeightArray = npt.NDArray[np.uint8] | FloatArray
+# Rows x units (or x groups of equal units): the weight of each in a weighted sum.
+WeightArray = IntArray | FloatArray
 
 DEFAULT_RESAMPLES = 1000
-# Resamples widened at a time (float32: about 40 MB for 100,000 units).
-_RESAMPLE_BLOCK = 100
 
 
 @dataclass(frozen=True)
@@ -204,22 +203,14 @@ class UnitTerms:
 
 
 def evaluate(
-    coefficients: Sequence[UnitTerms],
-    unit_weights: WeightArray | None = None,
-    unit_groups: IntArray | None = None,
+    coefficients: Sequence[UnitTerms], unit_weights: WeightArray | None = None
 ) -> list[FloatArray]:
-    """Each coefficient for each row of ``unit_weights`` (or once, unweighted, when None).
-
-    ``unit_groups`` (optional) labels units whose terms are equal, such as
-    :func:`count_groups` of the counts the terms come from; without it they are found here.
-    """
+    """Each coefficient for each row of ``unit_weights`` (or once, unweighted, when None)."""
     stacked = np.hstack([coefficient.terms for coefficient in coefficients])
     if unit_weights is None:
         sums = stacked.sum(axis=0, keepdims=True)
     else:
-        if unit_groups is None:
-            unit_groups = np.unique(stacked, axis=0, return_inverse=True)[1].ravel()
-        sums = _weighted_sums(unit_weights, stacked, unit_groups)
+        sums = np.asarray(unit_weights, dtype=np.float64) @ stacked
     results = []
     start = 0
     for coefficient in coefficients:
@@ -235,38 +226,8 @@ def count_groups(counts: IntArray) -> IntArray:
     if base ** counts.shape[1] < 2**62:
         # Each row as one integer: sorting integers is far cheaper than sorting rows.
         keys = counts.astype(np.int64) @ (base ** np.arange(counts.shape[1], dtype=np.int64))
-        return np.unique(keys, return_inverse=True)[1]
+        return np.unique(keys, return_inverse=True)[1].ravel()
     return np.unique(counts, axis=0, return_inverse=True)[1].ravel()
-
-
-def _weighted_sums(unit_weights: WeightArray, stacked: FloatArray, groups: IntArray) -> FloatArray:
-    """``unit_weights @ stacked``, computed over the groups of units with equal terms.
-
-    k annotators on a short scale give few distinct count rows (tens, for any number of
-    pairs), so each resample first adds up the weights of the units in a group. The float64
-    product then has one column per group instead of one per unit, and the compact weights are
-    widened a block of resamples at a time.
-    """
-    weights = np.asarray(unit_weights)
-    if not len(stacked):
-        return np.zeros((len(weights), stacked.shape[1]))
-    labels, first = np.unique(groups, return_index=True)
-    # Units x groups, one 1 per unit: a resample block times it adds up each group's weights.
-    # float32 holds those sums exactly (each is at most the number of units, far below 2**24).
-    membership = sparse.csr_array(
-        (
-            np.ones(len(groups), dtype=np.float32),
-            (np.arange(len(groups)), np.searchsorted(labels, groups)),
-        ),
-        shape=(len(groups), len(labels)),
-    )
-    distinct = stacked[first]
-    sums = np.empty((len(weights), stacked.shape[1]))
-    for start in range(0, len(weights), _RESAMPLE_BLOCK):
-        block = weights[start : start + _RESAMPLE_BLOCK].astype(np.float32)
-        grouped = np.asarray(block @ membership, dtype=np.float64)
-        sums[start : start + _RESAMPLE_BLOCK] = grouped @ distinct
-    return sums
 
 
 def unit_coincidences(counts: IntArray) -> FloatArray:
@@ -512,24 +473,29 @@ def pairwise_cohen_kappa(
 # Bootstrap over units
 
 
-def resample_weights(
-    n_units: int, resamples: int = DEFAULT_RESAMPLES, seed: int | None = 0
-) -> WeightArray:
-    """Resamples x units: how often each unit is drawn in each bootstrap resample.
+@dataclass(frozen=True)
+class Bootstrap:
+    """A unit-level bootstrap: ``resamples`` draws of all units with replacement, seeded.
 
-    A unit-level bootstrap draws units with replacement; a coefficient computed from
-    per-unit terms only needs these multiplicities, not the resampled data itself. The matrix
-    takes one byte per cell (100 MB for 1,000 resamples of 100,000 pairs): a unit drawn more
-    than 255 times in one resample would need n_units >= 256 and has a probability below
-    n_units / 256!, far below anything that happens.
+    Units with equal answer counts contribute equal terms to every coefficient, so a resample
+    is fully described by how many of its n draws fall in each group of equal units. Drawing
+    n units with replacement and counting them by group is a multinomial draw with the
+    groups' shares as probabilities; :meth:`group_weights` makes that draw directly. The
+    resamples are the same, in distribution, as drawing units one by one, but cost resamples
+    x groups numbers (k annotators on a short scale give tens of groups) instead of resamples
+    x units: 100,000 pairs take as little time and memory as 100.
     """
-    rng = np.random.default_rng(seed)
-    weights = np.zeros((resamples, n_units), dtype=np.uint8)
-    if n_units == 0:
-        return weights
-    for row in range(resamples):
-        weights[row] = np.bincount(rng.integers(0, n_units, n_units), minlength=n_units)
-    return weights
+
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int | None = 0
+
+    def group_weights(self, group_sizes: IntArray) -> IntArray:
+        """Resamples x groups: how many of each resample's draws fall in each group."""
+        rng = np.random.default_rng(self.seed)
+        total = int(group_sizes.sum())
+        if total == 0:
+            return np.zeros((self.resamples, len(group_sizes)), dtype=np.int64)
+        return rng.multinomial(total, group_sizes / total, size=self.resamples)
 
 
 def percentile_interval(
@@ -600,11 +566,18 @@ class AgreementData:
     def estimates(
         self,
         requests: Sequence[tuple[Coefficient, Mapping[str, Any]]],
-        unit_weights: WeightArray | None = None,
+        bootstrap: Bootstrap | None = None,
         *,
         confidence: float = 0.95,
     ) -> list[Estimate]:
-        """Several coefficients (name, options) at once, with one product over the resamples."""
+        """Several coefficients (name, options) at once, over the same resamples.
+
+        Terms are computed once per group of units with equal counts and weighted by the
+        group's size (the point estimate) or by its draws in each resample (the interval).
+        """
+        groups = count_groups(self.counts)
+        sizes = np.bincount(groups, minlength=int(groups.max(initial=-1)) + 1)
+        first = np.unique(groups, return_index=True)[1]
         notes: list[str] = []
         reasons: list[str] = []
         terms: list[UnitTerms] = []
@@ -615,11 +588,11 @@ class AgreementData:
             notes.append(note)
             reasons.append(self._undefined(coefficient, counts))
             if not reasons[-1]:
-                terms.append(self._terms(coefficient, counts, options))
-        points = evaluate(terms, None) if terms else []
+                terms.append(self._terms(coefficient, counts[first], options))
+        points = evaluate(terms, sizes[None, :]) if terms else []
         resampled = (
-            evaluate(terms, unit_weights, count_groups(self.counts))
-            if terms and unit_weights is not None
+            evaluate(terms, bootstrap.group_weights(sizes))
+            if terms and bootstrap is not None and bootstrap.resamples
             else []
         )
         results = []
@@ -637,13 +610,13 @@ class AgreementData:
     def estimate(
         self,
         coefficient: Coefficient,
-        unit_weights: WeightArray | None = None,
+        bootstrap: Bootstrap | None = None,
         *,
         confidence: float = 0.95,
         **options: Any,
     ) -> Estimate:
-        """Point estimate and, when ``unit_weights`` (resamples x units) is given, its CI."""
-        return self.estimates([(coefficient, options)], unit_weights, confidence=confidence)[0]
+        """Point estimate and, when ``bootstrap`` is given, its CI."""
+        return self.estimates([(coefficient, options)], bootstrap, confidence=confidence)[0]
 
 
 def _join(*parts: str) -> str:
@@ -679,8 +652,9 @@ def bootstrap_estimate(
     """
     array = as_data(data)
     prepared = AgreementData.from_data(array, domain_of(array, value_domain))
-    weights = resample_weights(array.shape[1], resamples, seed)
-    return prepared.estimate(coefficient, weights, confidence=confidence, **options)
+    return prepared.estimate(
+        coefficient, Bootstrap(resamples, seed), confidence=confidence, **options
+    )
 
 
 # --------------------------------------------------------------------------------------------

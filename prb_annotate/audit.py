@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -154,8 +154,10 @@ class Thresholds:
         return list(range(1, self.rating_scale_max + 1))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PairVerdict:
+    """A pair's verdict. Its dicts are read-only: pairs with equal values share them."""
+
     pair_id: int
     external_id: str
     category: str
@@ -242,36 +244,56 @@ def annotators_below_gold(
 # Verdicts
 
 
-def vote(for_count: int, against_count: int, present: int, required: int, threshold: float) -> str:
-    """One two-sided vote: "pass", "fail", "split", or "pending" (annotations still missing)."""
-    if present >= required and present > 0:
-        if for_count / present > threshold:
-            return "pass"
-        if against_count / present > threshold:
-            return "fail"
-        return "split"
-    # Missing annotations could all vote "for": a failure already beyond their reach is final.
-    if required > 0 and against_count / required > threshold:
-        return "fail"
-    return "pending"
+# Outcomes of a vote or a quality check, as small integers so that every pair is decided at once.
+PASS, FAIL, SPLIT, PENDING, UNKNOWN = range(5)
 
 
-def quality_check(ratings: np.ndarray, missing: int, thresholds: Thresholds) -> str:
-    """Median rating against the threshold: "pass", "fail", "pending" or "unknown" (no rating)."""
-    values = ratings[~np.isnan(ratings)]
-    if missing > 0:
-        best_case = np.concatenate([values, np.full(missing, float(thresholds.rating_scale_max))])
-        return "fail" if np.median(best_case) < thresholds.quality_threshold else "pending"
-    return _median_check(float(np.median(values)) if len(values) else math.nan, thresholds)
+def votes(
+    for_count: np.ndarray,
+    against_count: np.ndarray,
+    present: np.ndarray,
+    required: np.ndarray,
+    threshold: float,
+) -> np.ndarray:
+    """Two-sided votes, one per pair: PASS, FAIL, SPLIT, or PENDING (annotations missing)."""
+    complete = (present >= required) & (present > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for_share = for_count / present
+        against_share = against_count / present
+        # Missing annotations could all vote "for": a failure already beyond their reach is
+        # final.
+        against_required = against_count / required
+    return np.select(
+        [
+            complete & (for_share > threshold),
+            complete & (against_share > threshold),
+            complete,
+            (required > 0) & (against_required > threshold),
+        ],
+        [PASS, FAIL, SPLIT, FAIL],
+        PENDING,
+    )
 
 
-class Tally(NamedTuple):
-    """A pair's counted annotations and how many said chosen / preference / flagged."""
+def quality_checks(
+    medians: np.ndarray, best_case_medians: np.ndarray, missing: np.ndarray, threshold: float
+) -> np.ndarray:
+    """Median ratings against the threshold, pairs x criteria: PASS, FAIL, PENDING, UNKNOWN.
 
-    present: int
-    chosen: int
-    preference: int
-    flagged: int
+    A pair still missing annotations fails only if its best case (every missing rating the top
+    of the scale) is below the threshold; otherwise it is pending.
+    """
+    waiting = (missing > 0)[:, None]
+    return np.select(
+        [
+            waiting & (best_case_medians < threshold),
+            waiting,
+            np.isnan(medians),
+            medians >= threshold,
+        ],
+        [FAIL, PENDING, UNKNOWN, PASS],
+        FAIL,
+    )
 
 
 def _majorities(counted: pd.DataFrame, column: str, threshold: float) -> pd.Series:
@@ -283,15 +305,41 @@ def _majorities(counted: pd.DataFrame, column: str, threshold: float) -> pd.Seri
     return table.idxmax(axis=1).astype(object).where(share > threshold, None)
 
 
-def _median_check(median: float, thresholds: Thresholds) -> str:
-    if math.isnan(median):
-        return "unknown"
-    return "pass" if median >= thresholds.quality_threshold else "fail"
-
-
 def _median_or_none(values: np.ndarray) -> float | None:
     values = values[~np.isnan(values)]
     return float(np.median(values)) if len(values) else None
+
+
+def _rating_frame(counted: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            column: pd.to_numeric(counted[column], errors="coerce").to_numpy(dtype=np.float64)
+            if column in counted
+            else np.full(len(counted), np.nan)
+            for column in columns
+        },
+        index=counted["pair_id"].to_numpy(),
+    )
+
+
+def _pair_medians(ratings: pd.DataFrame, pair_ids: pd.Index) -> np.ndarray:
+    """Median of each column per pair (NaN ratings skipped; NaN where a pair has none)."""
+    if ratings.empty:
+        return np.full((len(pair_ids), ratings.shape[1]), np.nan)
+    medians = ratings.groupby(level=0).median()
+    return medians.reindex(pair_ids).to_numpy(dtype=np.float64)
+
+
+def _best_case_medians(
+    ratings: pd.DataFrame, pair_ids: pd.Index, missing: np.ndarray, top: float
+) -> np.ndarray:
+    """Medians with each pair's missing ratings taken as the top of the scale."""
+    if not missing.any():
+        return np.full((len(pair_ids), ratings.shape[1]), np.nan)
+    padding = pd.DataFrame(
+        top, index=np.repeat(pair_ids.to_numpy(), missing), columns=ratings.columns
+    )
+    return _pair_medians(pd.concat([ratings, padding]), pair_ids)
 
 
 def pair_verdicts(
@@ -304,140 +352,139 @@ def pair_verdicts(
     """The verdict of every regular pair, keyed by pair id (rules in the module docstring).
 
     ``items`` lists every item of the campaign (so that pairs nobody annotated get a verdict too)
-    with the annotations each requires; without it, the pairs in ``frame`` at k each.
+    with the annotations each requires; without it, the pairs in ``frame`` at k each. Every
+    rule is applied to all pairs at once (arrays of pairs), then one verdict object is made
+    per pair.
     """
     if items is None:
         items = items_from_frame(frame, thresholds)
     counted = counted_annotations(frame, items, excluded_annotators)
-    rating_columns = [
-        quality_column(side, c) for side in SIDES for c in thresholds.quality_criteria
-    ]
-    ratings = (
-        np.column_stack(
-            [
-                pd.to_numeric(counted[column], errors="coerce").to_numpy(dtype=np.float64)
-                if column in counted
-                else np.full(len(counted), np.nan)
-                for column in rating_columns
-            ]
-        )
-        if rating_columns
-        else np.empty((len(counted), 0))
-    )
+    regular = regular_items(items)
+    pair_ids = pd.Index(regular["pair_id"].to_numpy())
+    criteria = list(thresholds.quality_criteria)
+    rating_columns = [quality_column(side, c) for side in SIDES for c in criteria]
+
     tallies = (
         pd.DataFrame(
             {
-                "pair_id": counted["pair_id"].to_numpy(),
-                "n": 1,
+                "present": 1,
                 "chosen": (counted["rubric_fit"] == "chosen").to_numpy(),
                 "preference": (counted["differentiator"] == "preference").to_numpy(),
                 "flagged": counted["flagged"].astype(bool).to_numpy(),
-            }
-        )
-        .groupby("pair_id")
-        .sum()
-    )
-    tally_of = {
-        pair_id: Tally(int(n), int(chosen), int(preference), int(flagged))
-        for pair_id, n, chosen, preference, flagged in tallies.itertuples()
-    }
-    majority_fit = _majorities(counted, "rubric_fit", thresholds.majority_threshold).to_dict()
-    majority_differentiator = _majorities(
-        counted, "differentiator", thresholds.majority_threshold
-    ).to_dict()
-    rows_of = counted.groupby("pair_id").indices if len(counted) else {}
-    # Medians for all pairs at once (NaN where a criterion has no rating).
-    medians = (
-        pd.DataFrame(ratings, columns=rating_columns)
-        .groupby(counted["pair_id"].to_numpy())
-        .median()
-    )
-    median_of = dict(zip(medians.index, medians.to_numpy(), strict=True))
-    no_ratings = np.full(len(rating_columns), np.nan)
-
-    verdicts: dict[int, PairVerdict] = {}
-    for item in regular_items(items).itertuples(index=False):
-        pair_id = item.pair_id
-        verdicts[int(pair_id)] = _verdict(
-            item,
-            tally_of.get(pair_id, Tally(0, 0, 0, 0)),
-            median_of.get(pair_id, no_ratings),
-            ratings[rows_of[pair_id]] if pair_id in rows_of else ratings[:0],
-            {
-                "rubric_fit": majority_fit.get(pair_id),
-                "differentiator": majority_differentiator.get(pair_id),
             },
-            thresholds,
+            index=counted["pair_id"].to_numpy(),
+        )
+        .groupby(level=0)
+        .sum()
+        .reindex(pair_ids, fill_value=0)
+    )
+    present = tallies["present"].to_numpy(dtype=np.int64)
+    chosen = tallies["chosen"].to_numpy(dtype=np.int64)
+    preference = tallies["preference"].to_numpy(dtype=np.int64)
+    flagged = tallies["flagged"].to_numpy(dtype=np.int64)
+    required = regular["required"].to_numpy(dtype=np.int64)
+    missing = np.maximum(required - present, 0)
+    threshold = thresholds.majority_threshold
+
+    flag_vote = votes(present - flagged, flagged, present, required, threshold)
+    differentiator_vote = votes(preference, present - preference, present, required, threshold)
+    label_vote = votes(chosen, present - chosen, present, required, threshold)
+
+    ratings = _rating_frame(counted, rating_columns)
+    medians = _pair_medians(ratings, pair_ids)
+    checks = quality_checks(
+        medians,
+        _best_case_medians(ratings, pair_ids, missing, float(thresholds.rating_scale_max)),
+        missing,
+        thresholds.quality_threshold,
+    )
+    chosen_checks, rejected_checks = checks[:, : len(criteria)], checks[:, len(criteria) :]
+
+    excluding = {
+        FLAGGED: flag_vote == FAIL,
+        LOW_QUALITY_CHOSEN: (chosen_checks == FAIL).any(axis=1),
+        LOW_QUALITY_REJECTED: (rejected_checks == FAIL).any(axis=1),
+        DIFFERENTIATOR_NOT_PREFERENCE: differentiator_vote == FAIL,
+        LABEL_DISAGREES: label_vote == FAIL,
+    }
+    excluded = np.logical_or.reduce(list(excluding.values()))
+    too_few = ~excluded & ((missing > 0) | (checks == UNKNOWN).any(axis=1))
+    split = (
+        ~excluded
+        & ~too_few
+        & ((flag_vote == SPLIT) | (differentiator_vote == SPLIT) | (label_vote == SPLIT))
+    )
+    # One bit per reason, in REASONS order, so that each distinct set becomes a tuple once.
+    reason_flags = {**excluding, TOO_FEW_ANNOTATIONS: too_few, UNDECIDED_SPLIT_VOTE: split}
+    codes = sum(reason_flags[reason].astype(np.int64) << bit for bit, reason in enumerate(REASONS))
+    reasons_of = {
+        int(code): tuple(r for bit, r in enumerate(REASONS) if int(code) >> bit & 1)
+        for code in np.unique(np.asarray(codes, dtype=np.int64))
+    }
+    verdict = np.where(excluded, EXCLUDED, np.where(too_few | split, UNDECIDED, VALIDATED))
+
+    majority_fit = _majorities(counted, "rubric_fit", threshold).reindex(pair_ids)
+    majority_differentiator = _majorities(counted, "differentiator", threshold).reindex(pair_ids)
+    return _verdict_objects(
+        regular,
+        verdict,
+        [reasons_of[int(code)] for code in np.broadcast_to(codes, len(regular))],
+        present,
+        majority_fit.astype(object).where(majority_fit.notna(), None).tolist(),
+        majority_differentiator.astype(object)
+        .where(majority_differentiator.notna(), None)
+        .tolist(),
+        medians,
+        criteria,
+    )
+
+
+def _verdict_objects(
+    regular: pd.DataFrame,
+    verdict: np.ndarray,
+    reasons: list[tuple[str, ...]],
+    present: np.ndarray,
+    majority_fit: list[str | None],
+    majority_differentiator: list[str | None],
+    medians: np.ndarray,
+    criteria: list[str],
+) -> dict[int, PairVerdict]:
+    half = len(criteria)
+    # A campaign has few distinct majorities and median rows, so pairs share one dict per
+    # distinct value: 100,000 verdicts then hold thousands of dicts, not hundreds of thousands.
+    majorities: dict[tuple[str | None, str | None], dict[str, str | None]] = {}
+    medians_by_row: dict[tuple[float | None, ...], dict[str, dict[str, float | None]]] = {}
+    verdicts: dict[int, PairVerdict] = {}
+    for row, (pair_id, external_id, category, medians_row) in enumerate(
+        zip(
+            regular["pair_id"].tolist(),
+            regular["external_id"].tolist(),
+            regular["category"].tolist(),
+            medians.tolist(),
+            strict=True,
+        )
+    ):
+        # NaN medians (no rating) become None, as JSON has no NaN.
+        key = tuple(None if math.isnan(value) else value for value in medians_row)
+        if key not in medians_by_row:
+            medians_by_row[key] = {
+                "chosen": dict(zip(criteria, key[:half], strict=True)),
+                "rejected": dict(zip(criteria, key[half:], strict=True)),
+            }
+        labels = (majority_fit[row], majority_differentiator[row])
+        if labels not in majorities:
+            majorities[labels] = {"rubric_fit": labels[0], "differentiator": labels[1]}
+        verdicts[int(pair_id)] = PairVerdict(
+            pair_id=int(pair_id),
+            external_id=str(external_id),
+            category=str(category or ""),
+            verdict=str(verdict[row]),
+            reasons=reasons[row],
+            n_annotations=int(present[row]),
+            majority=majorities[labels],
+            quality_medians=medians_by_row[key],
         )
     return verdicts
-
-
-def _verdict(
-    item: Any,
-    tally: Tally,
-    medians: np.ndarray,
-    ratings: np.ndarray,
-    majority: dict[str, str | None],
-    thresholds: Thresholds,
-) -> PairVerdict:
-    threshold = thresholds.majority_threshold
-    required = int(item.required)
-    present, chosen, preference, flagged = tally
-    missing = max(0, required - present)
-    votes = {
-        FLAGGED: vote(present - flagged, flagged, present, required, threshold),
-        DIFFERENTIATOR_NOT_PREFERENCE: vote(
-            preference, present - preference, present, required, threshold
-        ),
-        LABEL_DISAGREES: vote(chosen, present - chosen, present, required, threshold),
-    }
-    criteria = thresholds.quality_criteria
-    median_by_side: dict[str, dict[str, float | None]] = {}
-    quality: dict[str, list[str]] = {}
-    for offset, side in enumerate(SIDES):
-        columns = range(offset * len(criteria), (offset + 1) * len(criteria))
-        median_by_side[side] = {
-            criterion: _finite(medians[column])
-            for criterion, column in zip(criteria, columns, strict=True)
-        }
-        if missing:
-            # Only pairs still being annotated need the raw ratings (best-case median).
-            quality[side] = [
-                quality_check(ratings[:, column], missing, thresholds) for column in columns
-            ]
-        else:
-            quality[side] = [_median_check(medians[column], thresholds) for column in columns]
-
-    reasons = [FLAGGED] if votes[FLAGGED] == "fail" else []
-    if "fail" in quality["chosen"]:
-        reasons.append(LOW_QUALITY_CHOSEN)
-    if "fail" in quality["rejected"]:
-        reasons.append(LOW_QUALITY_REJECTED)
-    reasons += [
-        reason
-        for reason in (DIFFERENTIATOR_NOT_PREFERENCE, LABEL_DISAGREES)
-        if votes[reason] == "fail"
-    ]
-    if reasons:
-        verdict = EXCLUDED
-    else:
-        unknown_quality = any("unknown" in checks for checks in quality.values())
-        if missing or unknown_quality:
-            reasons = [TOO_FEW_ANNOTATIONS]
-        elif "split" in votes.values():
-            reasons = [UNDECIDED_SPLIT_VOTE]
-        verdict = UNDECIDED if reasons else VALIDATED
-
-    return PairVerdict(
-        pair_id=int(item.pair_id),
-        external_id=str(item.external_id),
-        category=str(item.category or ""),
-        verdict=verdict,
-        reasons=tuple(reasons),
-        n_annotations=present,
-        majority=majority,
-        quality_medians=median_by_side,
-    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -699,12 +746,12 @@ def agreement_by_question(
 ) -> list[dict[str, Any]]:
     """Every coefficient for every question, with unit-level bootstrap intervals.
 
-    Units are the pairs with at least one counted annotation; one set of resamples is shared by
-    all questions and coefficients, so their intervals describe the same resampled datasets.
+    Units are the pairs with at least one counted annotation. Every question is bootstrapped
+    over those units with the same seed; a question's coefficients share its resamples.
     """
     annotators = pd.Index(sorted(counted["annotator"].unique()))
     units = pd.Index(sorted(counted["pair_id"].unique()))
-    weights = agreement.resample_weights(len(units), resamples, seed) if resamples else None
+    bootstrap = agreement.Bootstrap(resamples, seed) if resamples else None
     results = []
     for question in questions(thresholds):
         matrix = ratings_matrix(counted, question, annotators, units)
@@ -713,7 +760,7 @@ def agreement_by_question(
         wanted = COEFFICIENTS[question.kind]
         found = prepared.estimates(
             [(coefficient, options) for _, _, coefficient, options in wanted],
-            weights,
+            bootstrap,
             confidence=confidence,
         )
         coefficients = [

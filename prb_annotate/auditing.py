@@ -5,18 +5,22 @@ only reads a campaign into the two frames they take, and writes back the one thi
 changes: an extra annotator for a split vote.
 """
 
+import json
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from django.db import connections, transaction
-from django.db.models import F, QuerySet
+from django.db.models import CharField, F, IntegerField, QuerySet, Value
+from django.db.models.expressions import Func
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Length
 
 from prb_annotate import audit
 from prb_annotate.audit import PairVerdict, Thresholds
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
+from prb_annotate.readahead import read_ahead
 
 __all__ = [
     "PairVerdict",
@@ -29,15 +33,13 @@ __all__ = [
     "thresholds_for",
 ]
 
-# Frame column <- ORM lookup on Annotation.
+# Frame column <- ORM lookup on Annotation. What belongs to the item (pair id, record id,
+# category, kind) comes from the items frame instead: joining the pairs table costs a read of
+# each pair's row, answers and all.
 _ANNOTATION_FIELDS = {
     "annotation_id": "id",
     "assignment_id": "assignment_id",
     "item_id": "assignment__item_id",
-    "pair_id": "assignment__item__pair_id",
-    "external_id": "assignment__item__pair__external_id",
-    "category": "assignment__item__pair__category",
-    "item_kind": "assignment__item__kind",
     "annotator": "assignment__annotator__username",
     "annotator_id": "assignment__annotator_id",
     "chosen_position": "assignment__chosen_position",
@@ -48,10 +50,21 @@ _ANNOTATION_FIELDS = {
     "comment": "comment",
     "time_on_task_ms": "time_on_task_ms",
     "revision": "revision",
-    "submitted_at": "assignment__submitted_at",
-    "annotated_at": "created_at",
 }
+# Times are read as UTC text (see ``UtcText``): column <- ORM lookup.
+_ANNOTATION_TIMES = {"submitted_at": "assignment__submitted_at", "annotated_at": "created_at"}
 
+
+# Frame column <- ORM lookup on CampaignItem (the answer lengths are annotated on top).
+_ITEM_FIELDS = {
+    "item_id": "id",
+    "pair_id": "pair_id",
+    "external_id": "pair__external_id",
+    "category": "pair__category",
+    "item_kind": "kind",
+    "extra_annotations": "extra_annotations",
+    "gold_answers": "gold_answers",
+}
 
 # Rows per round trip when reading a whole campaign's annotations.
 _FETCH_ROWS = 5000
@@ -89,8 +102,11 @@ def annotations_frame(campaign: Campaign, items: pd.DataFrame | None = None) -> 
     # Ratings are taken out of the JSON by the database: parsing every annotation's JSON in
     # Python costs more than the rest of the read. Aliases are positional, as criterion names
     # need not be valid query names.
-    aliases = {f"_rating_{n}": expression for n, expression in enumerate(quality.values())}
-    read = fetch_columns(
+    aliases: dict[str, Func] = {
+        f"_rating_{n}": expression for n, expression in enumerate(quality.values())
+    }
+    aliases |= {f"_{column}": UtcText(lookup) for column, lookup in _ANNOTATION_TIMES.items()}
+    queryset = (
         Annotation.objects.filter(
             assignment__campaign=campaign,
             assignment__status=Assignment.Status.SUBMITTED,
@@ -100,17 +116,16 @@ def annotations_frame(campaign: Campaign, items: pd.DataFrame | None = None) -> 
         .order_by()
         .values_list(*_ANNOTATION_FIELDS.values(), *aliases)
     )
-    frame = pd.DataFrame(
-        {
-            **{column: read[lookup] for column, lookup in _ANNOTATION_FIELDS.items()},
-            **{column: read[alias] for column, alias in zip(quality, aliases, strict=True)},
-        }
-    )
-    _convert_columns(frame, list(quality))
+    columns = {
+        **{lookup: column for column, lookup in _ANNOTATION_FIELDS.items()},
+        **dict(zip(aliases, [*quality, *_ANNOTATION_TIMES], strict=True)),
+    }
+    frame = fetch_frame(queryset, columns, lambda chunk: _convert_columns(chunk, list(quality)))
+    by_item = (items if items is not None else items_frame(campaign)).set_index("item_id")
     # Lengths are per pair: taken from the items, not measured again for every annotation.
-    lengths = (items if items is not None else items_frame(campaign)).drop_duplicates("pair_id")
-    for column in ("chosen_len", "rejected_len"):
-        frame[column] = frame["pair_id"].map(lengths.set_index("pair_id")[column])
+    rows = by_item.index.get_indexer(frame["item_id"])
+    for column in ("pair_id", "external_id", "category", "item_kind", "chosen_len", "rejected_len"):
+        frame[column] = by_item[column].to_numpy()[rows]
     frame["rubric_fit_position"] = _positions_as_seen(frame)
     # Sorted here rather than by the database: a sort there carries every selected column.
     frame = frame.sort_values(
@@ -119,8 +134,30 @@ def annotations_frame(campaign: Campaign, items: pd.DataFrame | None = None) -> 
     return frame[[*audit.FRAME_COLUMNS, "revision", "annotated_at", *quality]]
 
 
+class UtcText(Func):
+    """A time as ISO 8601 text in UTC, which pandas parses a whole column at a time.
+
+    The drivers' own conversion makes one Python datetime per value (on PostgreSQL through
+    Django's time zone loader): for hundreds of thousands of rows it costs more than the rest
+    of the read. SQLite keeps times as UTC text already; casting hides the column's declared
+    type, so no converter runs.
+    """
+
+    output_field = CharField()
+    # Elsewhere the driver's times are taken as they come.
+    template = "%(expressions)s"
+
+    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return self.as_sql(compiler, connection, template="CAST(%(expressions)s AS TEXT)")
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        template = """to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')"""
+        return self.as_sql(compiler, connection, template=template)
+
+
 def _convert_columns(frame: pd.DataFrame, ratings: list[str]) -> None:
-    """Whole-column conversions of what the driver gave (see ``fetch_columns``)."""
+    """Whole-column conversions of what the driver gave (SQLite: times as text, booleans as
+    0 / 1; ratings as numbers or text)."""
     for column in ratings:
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(np.float64)
     frame["flagged"] = frame["flagged"].astype(bool)
@@ -128,27 +165,52 @@ def _convert_columns(frame: pd.DataFrame, ratings: list[str]) -> None:
         frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
 
 
-def fetch_columns(queryset: QuerySet[Any, Any]) -> dict[str, list[Any]]:
-    """The rows of a ``values_list`` query as one list per selected name, read in chunks.
+def fetch_frame(
+    queryset: QuerySet[Any, Any],
+    columns: dict[str, str],
+    convert: Callable[[pd.DataFrame], None],
+) -> pd.DataFrame:
+    """The rows of a ``values_list`` query as a frame, its columns renamed by ``columns``
+    (selected name -> column) and typed by ``convert``, one chunk at a time (see ``raw_rows``).
+
+    Each chunk becomes typed columns as soon as it arrives, so the driver's Python objects
+    (a few hundred bytes a row) never exist for more than one chunk at once.
+    """
+    names, chunks = raw_rows(queryset)
+    renamed = [columns[name] for name in names]
+    parts = []
+    for rows in read_ahead(chunks, queryset.db):
+        part = pd.DataFrame.from_records(rows, columns=renamed)
+        convert(part)
+        parts.append(part)
+    if not parts:
+        empty = pd.DataFrame({name: pd.Series(dtype=object) for name in renamed})
+        convert(empty)
+        return empty
+    return pd.concat(parts, ignore_index=True)
+
+
+def raw_rows(
+    queryset: QuerySet[Any, Any], chunk_rows: int = _FETCH_ROWS
+) -> tuple[list[str], Iterator[list[tuple[Any, ...]]]]:
+    """The selected names of a ``values_list`` query in SQL order, and its rows in chunks.
 
     The SQL runs on a plain (server-side where the database has them) cursor, skipping the
     ORM's per-value converters and per-row objects: with hundreds of thousands of rows those
-    cost more than the query. Values come as the driver gives them (SQLite: times as text,
-    booleans as 0 / 1), so callers convert whole columns afterwards.
+    cost more than the query.
     """
     query = queryset.query
     # The order of the SQL's columns, which values_list() would otherwise restore per row.
     names = [*query.extra_select, *query.values_select, *query.annotation_select]
-    columns: list[list[Any]] = [[] for _ in names]
-    # Strings repeat (usernames, categories, answers): one object per distinct value.
-    shared: dict[Any, Any] = {}
     sql, params = query.sql_with_params()
-    with connections[queryset.db].chunked_cursor() as cursor:
-        cursor.execute(sql, params)
-        while rows := cursor.fetchmany(_FETCH_ROWS):
-            for column, values in zip(columns, zip(*rows, strict=True), strict=True):
-                column.extend([shared.setdefault(v, v) if type(v) is str else v for v in values])
-    return dict(zip(names, columns, strict=True))
+
+    def chunks() -> Iterator[list[tuple[Any, ...]]]:
+        with connections[queryset.db].chunked_cursor() as cursor:
+            cursor.execute(sql, params)
+            while rows := cursor.fetchmany(chunk_rows):
+                yield rows
+
+    return names, chunks()
 
 
 def _positions_as_seen(frame: pd.DataFrame) -> np.ndarray:
@@ -160,42 +222,38 @@ def _positions_as_seen(frame: pd.DataFrame) -> np.ndarray:
     return np.where(fit == Annotation.RubricFit.TIE, "tie", seen).astype(object)
 
 
-def items_frame(campaign: Campaign) -> pd.DataFrame:
-    """Every item of the campaign with the annotations it requires (k + extra)."""
-    rows = list(
+def _length(field: str, measured: bool) -> Func | Value:
+    return Length(field) if measured else Value(None, IntegerField())
+
+
+def items_frame(campaign: Campaign, *, lengths: bool = True) -> pd.DataFrame:
+    """Every item of the campaign with the annotations it requires (k + extra).
+
+    ``lengths=False`` leaves ``chosen_len`` / ``rejected_len`` empty: measuring them reads
+    every answer's text, which only the report's length analysis needs, not the verdicts.
+    """
+    queryset = (
         CampaignItem.objects.filter(campaign=campaign)
         .annotate(
-            chosen_len=Length("pair__chosen"),
-            rejected_len=Length("pair__rejected"),
+            chosen_len=_length("pair__chosen", lengths),
+            rejected_len=_length("pair__rejected", lengths),
         )
         .order_by("pair_id")
-        .values(
-            "id",
-            "pair_id",
-            "pair__external_id",
-            "pair__category",
-            "kind",
-            "extra_annotations",
-            "gold_answers",
-            "chosen_len",
-            "rejected_len",
-        )
+        .values_list(*_ITEM_FIELDS.values(), "chosen_len", "rejected_len")
     )
+    columns = {lookup: column for column, lookup in _ITEM_FIELDS.items()}
+    columns |= {"chosen_len": "chosen_len", "rejected_len": "rejected_len"}
     k = campaign.annotations_per_pair
-    return pd.DataFrame(
-        {
-            "item_id": [row["id"] for row in rows],
-            "pair_id": [row["pair_id"] for row in rows],
-            "external_id": [row["pair__external_id"] for row in rows],
-            "category": [row["pair__category"] for row in rows],
-            "item_kind": [row["kind"] for row in rows],
-            "required": [k + row["extra_annotations"] for row in rows],
-            "gold_answers": [row["gold_answers"] for row in rows],
-            "chosen_len": [row["chosen_len"] for row in rows],
-            "rejected_len": [row["rejected_len"] for row in rows],
-        },
-        columns=list(audit.ITEM_COLUMNS),
-    )
+
+    def convert(chunk: pd.DataFrame) -> None:
+        chunk["required"] = k + chunk.pop("extra_annotations").astype(np.int64)
+        # Read raw, so the JSON is decoded here (NULL for regular items).
+        chunk["gold_answers"] = [
+            json.loads(value) if isinstance(value, str) else value
+            for value in chunk["gold_answers"]
+        ]
+
+    return fetch_frame(queryset, columns, convert)[list(audit.ITEM_COLUMNS)]
 
 
 def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:
@@ -203,7 +261,7 @@ def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:
 
     Annotators below the campaign's minimum gold accuracy are left out first.
     """
-    return _verdicts(campaign, items_frame(campaign))
+    return _verdicts(campaign, items_frame(campaign, lengths=False))
 
 
 def _verdicts(campaign: Campaign, items: pd.DataFrame) -> dict[int, PairVerdict]:
@@ -254,7 +312,7 @@ def request_extra_annotations(campaign: Campaign) -> int:
     Each raise is a conditional UPDATE on the value we read, so two managers clicking at once
     raise a pair once, not twice.
     """
-    items = items_frame(campaign)
+    items = items_frame(campaign, lengths=False)
     verdicts = _verdicts(campaign, items)
     # The extra count each split verdict was computed with: only that state gets raised.
     seen = {

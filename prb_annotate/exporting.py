@@ -31,25 +31,30 @@ import secrets
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any, NamedTuple, Protocol
 
 import numpy as np
+import orjson
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from django.conf import settings
-from django.db import connection
-from django.db.models import F, QuerySet
-from django.db.models.functions import Collate
 from django.utils.text import slugify
 
 import prb_annotate
 from prb_annotate import audit
-from prb_annotate.auditing import PairVerdict, annotations_frame, items_frame, thresholds_for
+from prb_annotate.auditing import (
+    PairVerdict,
+    annotations_frame,
+    items_frame,
+    raw_rows,
+    thresholds_for,
+)
 from prb_annotate.models import Annotation, Campaign, CampaignItem, Pair
+from prb_annotate.readahead import read_ahead
 from prb_annotate.records import pair_to_record
 
 SUBSETS = ("validated", "excluded", "all")
@@ -133,26 +138,8 @@ def in_subset(verdict: PairVerdict, subset: str) -> bool:
     return True
 
 
-def _byte_order(field: str) -> F | Collate:
-    """Order by code point on every database: SQLite compares bytes, PostgreSQL needs "C"."""
-    if connection.vendor == "postgresql":
-        return Collate(F(field), "C")
-    return F(field)
-
-
-# --- reading -------------------------------------------------------------------------------
-
-
-def regular_pairs(campaign: Campaign) -> QuerySet[Pair]:
-    """The campaign's data pairs (gold items are never exported as data rows), in file order."""
-    return Pair.objects.filter(
-        campaign_items__campaign=campaign, campaign_items__kind=CampaignItem.Kind.REGULAR
-    ).order_by(_byte_order("category"), _byte_order("external_id"))
-
-
 def validation_object(verdict: PairVerdict) -> Record:
-    # The audit gives plain values (labels or None, float medians or None); record_json
-    # refuses NaN, so a change there would stop the export rather than write invalid JSON.
+    # The audit gives plain values: labels or None, float medians or None (never NaN).
     return {
         "n_annotations": int(verdict.n_annotations),
         "majority": dict(verdict.majority),
@@ -164,20 +151,68 @@ def validation_object(verdict: PairVerdict) -> Record:
     }
 
 
+class PairRow(NamedTuple):
+    """The fields of a Pair that an export reads, without building the model."""
+
+    pk: int
+    external_id: str
+    category: str
+    question: str
+    narrative: str
+    chosen: str
+    rejected: str
+    profile: Any
+    rubric_aspects: Any
+    extra: Any
+
+
+# The JSON columns come last: both databases hand them over as text (Django reads
+# PostgreSQL's jsonb as text), which orjson decodes far faster than the ORM would.
+JSON_FIELDS = 3
+
+
+def exported_ids(verdicts: dict[int, PairVerdict], subset: str, category: str) -> list[int]:
+    """The pairs of one category to export, by record id in code point order (Python's string
+    order, which is the byte order of the UTF-8 files on every database)."""
+    chosen = [
+        verdict
+        for verdict in verdicts.values()
+        if verdict.category == category and in_subset(verdict, subset)
+    ]
+    return [verdict.pair_id for verdict in sorted(chosen, key=lambda v: v.external_id)]
+
+
+def pair_chunks(pair_ids: list[int]) -> Iterator[tuple[list[int], list[tuple[Any, ...]]]]:
+    """The pairs' rows as the database gives them, CHUNK_ROWS at a time by primary key (a sort
+    in the database would carry every answer's text through it), with the ids asked for."""
+    for start in range(0, len(pair_ids), CHUNK_ROWS):
+        wanted = pair_ids[start : start + CHUNK_ROWS]
+        # No annotations in the query, so the SQL's columns come in the order asked for.
+        _, chunks = raw_rows(
+            Pair.objects.filter(pk__in=wanted).order_by().values_list(*PairRow._fields)
+        )
+        yield wanted, [row for chunk in chunks for row in chunk]
+
+
+def pair_rows(pair_ids: list[int]) -> Iterator[PairRow]:
+    """The pairs, in the order given; the next chunk is read while this one is decoded."""
+    for wanted, rows in read_ahead(pair_chunks(pair_ids)):
+        found: dict[int, PairRow] = {}
+        for row in rows:
+            decoded = [orjson.loads(text) for text in row[-JSON_FIELDS:]]
+            found[row[0]] = PairRow(*row[:-JSON_FIELDS], *decoded)
+        yield from (found[pair_id] for pair_id in wanted)
+
+
 def iter_records(
-    campaign: Campaign,
     verdicts: dict[int, PairVerdict],
     subset: str,
     category: str,
     *,
     with_validation: bool = False,
 ) -> Iterator[Record]:
-    """The exported records of one category, by record id, read in chunks."""
-    pairs = regular_pairs(campaign).filter(category=category)
-    for pair in pairs.iterator(chunk_size=CHUNK_ROWS):
-        verdict = verdicts.get(pair.pk)
-        if verdict is None or not in_subset(verdict, subset):
-            continue
+    """The exported records of one category, by record id."""
+    for pair in pair_rows(exported_ids(verdicts, subset, category)):
         record = pair_to_record(pair)
         if with_validation:
             if "validation" in record:
@@ -185,7 +220,7 @@ def iter_records(
                     f"Record {pair.external_id} already has a field named 'validation'; "
                     "export it without the validation object."
                 )
-            record["validation"] = validation_object(verdict)
+            record["validation"] = validation_object(verdicts[pair.pk])
         yield record
 
 
@@ -218,7 +253,9 @@ def _plain_column(values: pd.Series, kind: str) -> pd.Series:
     if kind == "int":
         converted = pd.to_numeric(values).astype("Int64").astype(object)
     elif kind == "time":
-        converted = pd.to_datetime(values, utc=True).dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        instants = pd.to_datetime(values, utc=True).dt.tz_localize(None).to_numpy("datetime64[us]")
+        text = np.char.add(np.datetime_as_string(instants, unit="us"), "Z")
+        converted = pd.Series(text, index=values.index, dtype=object)
     elif kind == "bool":
         converted = values.astype(bool).astype(object)
     else:
@@ -227,7 +264,7 @@ def _plain_column(values: pd.Series, kind: str) -> pd.Series:
 
 
 def annotation_slices(
-    campaign: Campaign, read: "AuditRead", exported: Callable[[int], bool]
+    campaign: Campaign, read: "AuditRead", exported: Collection[int]
 ) -> Iterator[pd.DataFrame]:
     """One row per current annotation of an exported pair, in dataset orientation, taken from
     the audit's annotations frame in slices of ROW_GROUP_ROWS, each converted to plain values
@@ -239,7 +276,7 @@ def annotation_slices(
     """
     criteria = list(campaign.quality_criteria)
     frame = read.frame
-    keep = (frame["item_kind"] == CampaignItem.Kind.REGULAR) & frame["pair_id"].map(exported)
+    keep = (frame["item_kind"] == CampaignItem.Kind.REGULAR) & frame["pair_id"].isin(exported)
     positions = np.flatnonzero(keep.to_numpy(dtype=bool))
     annotator_ids = frame["annotator_id"].to_numpy()[positions]
     names = {user_id: pseudonym(campaign.pk, int(user_id)) for user_id in set(annotator_ids)}
@@ -274,8 +311,9 @@ def annotation_slices(
 def frame_rows(slices: Iterable[pd.DataFrame]) -> Iterator[Record]:
     for table in slices:
         columns = list(table.columns)
-        for values in table.itertuples(index=False, name=None):
-            yield dict(zip(columns, values, strict=True))
+        values = [table[column].tolist() for column in columns]
+        for row in zip(*values, strict=True):
+            yield dict(zip(columns, row, strict=True))
 
 
 def annotation_schema(criteria: list[str]) -> pa.Schema:
@@ -311,7 +349,7 @@ def read_audit(campaign: Campaign, *, resamples: int = MANIFEST_RESAMPLES) -> Au
     database once instead of twice, and without the parts of the full report the manifest
     does not show. The bootstrap is seeded with the campaign's seed, like the audit page.
     """
-    items = items_frame(campaign)
+    items = items_frame(campaign, lengths=False)
     frame = annotations_frame(campaign, items)
     settings_ = thresholds_for(campaign)
     excluded = audit.annotators_below_gold(frame, items, settings_.min_gold_accuracy)
@@ -352,9 +390,19 @@ def read_audit(campaign: Campaign, *, resamples: int = MANIFEST_RESAMPLES) -> Au
 # --- writing -------------------------------------------------------------------------------
 
 
-def record_json(record: Record) -> str:
-    # The record's own key order, no whitespace, UTF-8 as is: stable bytes for stable data.
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+def record_bytes(record: Any) -> bytes:
+    """A record as one line of JSON: its own key order, no whitespace, UTF-8 as is, so stable
+    data gives stable bytes. orjson cannot write integers beyond 64 bits, which a record's
+    unknown fields may hold; the standard library writes those records instead."""
+    try:
+        return orjson.dumps(record)
+    except orjson.JSONEncodeError:
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode("utf-8")
+
+
+def record_json(record: Any) -> str:
+    return record_bytes(record).decode("utf-8")
 
 
 class RowSink(Protocol):
@@ -365,10 +413,10 @@ class RowSink(Protocol):
 
 class JsonlSink:
     def __init__(self, path: Path) -> None:
-        self.file = path.open("w", encoding="utf-8", newline="\n")
+        self.file = path.open("wb")
 
     def write(self, rows: list[Record]) -> None:
-        self.file.writelines(record_json(row) + "\n" for row in rows)
+        self.file.write(b"".join(record_bytes(row) + b"\n" for row in rows))
 
     def close(self) -> None:
         self.file.close()
@@ -397,35 +445,49 @@ class CsvSink:
         self.file.close()
 
 
-@dataclass
-class ParquetColumns:
-    """The Arrow schema of a file, and the columns whose values are stored as JSON text."""
-
-    schema: pa.Schema
-    as_json: frozenset[str]
+# What Arrow raises for values it cannot put in one typed column.
+ARROW_FAILURES = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError)
+# A chunk's columns: an Arrow array per key, or the Python values where Arrow found no type.
+Columns = dict[str, pa.Array | list[Any]]
 
 
-class ParquetSink:
-    """Each chunk of rows becomes one row group, so memory holds one chunk at a time."""
+def chunk_columns(chunk: list[Record]) -> Columns:
+    """Each key of a chunk's records as one Arrow array (converted once, kept for writing)."""
+    columns: Columns = {}
+    for key in dict.fromkeys(key for row in chunk for key in row):
+        values = [row.get(key) for row in chunk]
+        try:
+            columns[key] = pa.array(values)
+        except ARROW_FAILURES:
+            columns[key] = values
+    return columns
 
-    def __init__(self, path: Path, columns: ParquetColumns) -> None:
-        self.columns = columns
-        self.writer = pq.ParquetWriter(path, columns.schema)
 
-    def write(self, rows: list[Record]) -> None:
-        as_json = self.columns.as_json
-        if as_json:
-            rows = [
-                {
-                    key: record_json(value) if key in as_json and value is not None else value
-                    for key, value in row.items()
-                }
-                for row in rows
-            ]
-        self.writer.write_table(pa.Table.from_pylist(rows, schema=self.columns.schema))
+class ParquetSchema:
+    """One Arrow type per column over every chunk of a file. A column whose records disagree
+    (a string here, a number there) is stored as JSON text instead of failing the export."""
 
-    def close(self) -> None:
-        self.writer.close()
+    def __init__(self) -> None:
+        self.types: dict[str, pa.DataType | None] = {}
+
+    def add(self, columns: Columns) -> None:
+        for key, values in columns.items():
+            known = self.types.get(key, pa.null())
+            if known is None or isinstance(values, list):
+                self.types[key] = None
+                continue
+            try:
+                self.types[key] = _merge_types(known, values.type)
+            except ARROW_FAILURES:
+                self.types[key] = None
+
+    def schema(self) -> pa.Schema:
+        return pa.schema(
+            [(key, pa.string() if found is None else found) for key, found in self.types.items()]
+        )
+
+    def as_json(self) -> frozenset[str]:
+        return frozenset(key for key, found in self.types.items() if found is None)
 
 
 def _merge_types(known: pa.DataType, new: pa.DataType) -> pa.DataType:
@@ -437,25 +499,47 @@ def _merge_types(known: pa.DataType, new: pa.DataType) -> pa.DataType:
     return merged.field("v").type
 
 
-def infer_parquet_columns(chunks: Iterable[list[Record]]) -> ParquetColumns:
-    """One Arrow type per column over every chunk of a file; a column whose records disagree
-    (a string here, a number there) is stored as JSON text instead of failing the export."""
-    types: dict[str, pa.DataType | None] = {}
-    for chunk in chunks:
-        keys = dict.fromkeys(key for row in chunk for key in row)
-        for key in keys:
-            if key in types and types[key] is None:
-                continue
-            try:
-                found = pa.array([row.get(key) for row in chunk]).type
-                types[key] = found if key not in types else _merge_types(types[key], found)
-            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
-                types[key] = None
-    as_json = frozenset(key for key, found in types.items() if found is None)
-    schema = pa.schema(
-        [(key, pa.string() if found is None else found) for key, found in types.items()]
-    )
-    return ParquetColumns(schema, as_json)
+def final_column(
+    values: pa.Array | list[Any] | None, field: pa.Field, as_json: bool, length: int
+) -> pa.Array:
+    """A chunk's column in the file's type: as it is, cast, or as JSON text."""
+    if values is None:
+        return pa.nulls(length, field.type)
+    if as_json:
+        python = values if isinstance(values, list) else values.to_pylist()
+        return pa.array(
+            [None if value is None else record_json(value) for value in python], pa.string()
+        )
+    assert not isinstance(values, list)  # a column Arrow could not type is stored as JSON
+    if values.type == field.type:
+        return values
+    try:
+        return values.cast(field.type)
+    except ARROW_FAILURES:
+        # Casts Arrow lacks (say, a struct gaining fields) go through Python values.
+        return pa.array(values.to_pylist(), type=field.type)
+
+
+def write_parquet(relative: str, path: Path, chunks: Iterable[list[Record]]) -> ExportedFile:
+    """Each chunk becomes one row group. The chunks are converted to Arrow once and spooled
+    while their types are merged, then cast to the file's schema and written."""
+    schema = ParquetSchema()
+    count = 0
+    with tempfile.TemporaryFile(dir=path.parent) as spool:
+        for chunk in chunks:
+            columns = chunk_columns(chunk)
+            schema.add(columns)
+            pickle.dump((len(chunk), columns), spool, protocol=pickle.HIGHEST_PROTOCOL)
+        final, as_json = schema.schema(), schema.as_json()
+        with pq.ParquetWriter(path, final) as writer:
+            for length, columns in unspooled(spool):
+                arrays = [
+                    final_column(columns.get(field.name), field, field.name in as_json, length)
+                    for field in final
+                ]
+                writer.write_table(pa.Table.from_arrays(arrays, schema=final))
+                count += length
+    return ExportedFile(relative, count, file_sha256(path), path.stat().st_size)
 
 
 def infer_csv_columns(chunks: Iterable[list[Record]]) -> list[str]:
@@ -500,13 +584,11 @@ def write_table(
         return _write_chunks(relative, path, JsonlSink(path), chunked(rows()))
     if fmt == "csv" and csv_columns:
         return _write_chunks(relative, path, CsvSink(path, csv_columns), chunked(rows()))
+    if fmt == "parquet":
+        return write_parquet(relative, path, chunked(rows()))
     with tempfile.TemporaryFile(dir=root) as spool:
         inspected = spooled(chunked(rows()), spool)
-        sink: RowSink
-        if fmt == "csv":
-            sink = CsvSink(path, infer_csv_columns(inspected))
-        else:
-            sink = ParquetSink(path, infer_parquet_columns(inspected))
+        sink = CsvSink(path, infer_csv_columns(inspected))
         return _write_chunks(relative, path, sink, unspooled(spool))
 
 
@@ -530,7 +612,7 @@ def spooled(chunks: Iterable[list[Record]], spool: IO[bytes]) -> Iterator[list[R
         yield chunk
 
 
-def unspooled(spool: IO[bytes]) -> Iterator[list[Record]]:
+def unspooled(spool: IO[bytes]) -> Iterator[Any]:
     spool.seek(0)
     while True:
         try:
@@ -652,17 +734,12 @@ def write_export(
             continue
 
         def records(category: str = category) -> Iterator[Record]:
-            return iter_records(
-                campaign, verdicts, subset, category, with_validation=with_validation
-            )
+            return iter_records(verdicts, subset, category, with_validation=with_validation)
 
         written = write_table(root, f"{configs[category]}/{SPLIT}.{fmt}", fmt, records)
         files.append((configs[category], category, written))
 
-    def exported(pair_id: int) -> bool:
-        verdict = verdicts.get(pair_id)
-        return verdict is not None and in_subset(verdict, subset)
-
+    exported = {pair_id for pair_id, verdict in verdicts.items() if in_subset(verdict, subset)}
     criteria = list(campaign.quality_criteria)
     annotations = write_slices(
         root,

@@ -146,12 +146,12 @@ def test_it_says_alpha_is_undefined_instead_of_crashing():
     assert math.isnan(agreement.krippendorff_alpha(same, "nominal", [1, 2, 3]))
     assert math.isnan(agreement.krippendorff_alpha(same, "ordinal"))  # domain of one value
     prepared = agreement.AgreementData.from_data(same, [1, 2, 3])
-    weights = agreement.resample_weights(4, 50, seed=1)
-    alpha = prepared.estimate("alpha", weights, level="nominal")
+    bootstrap = agreement.Bootstrap(50, seed=1)
+    alpha = prepared.estimate("alpha", bootstrap, level="nominal")
     assert alpha.value is None
     assert alpha.note == agreement.NO_VARIATION
     assert prepared.estimate("fleiss_kappa").value is None
-    assert prepared.estimate("gwet", weights).value == pytest.approx(1.0)
+    assert prepared.estimate("gwet", bootstrap).value == pytest.approx(1.0)
     assert prepared.estimate("percent_agreement").value == pytest.approx(1.0)
 
     lonely = [[1, nan], [nan, 2]]
@@ -338,12 +338,9 @@ def test_it_does_not_depend_on_the_names_of_nominal_categories(data, permutation
 @given(data=ratings(), seed=st.integers(0, 2**16))
 def test_it_bootstraps_reproducibly_with_the_estimate_inside_the_interval(data, seed):
     """Same seed twice gives the same interval, and the interval holds the estimate."""
-    weights = agreement.resample_weights(data.shape[1], 200, seed)
-    again = agreement.resample_weights(data.shape[1], 200, seed)
-    assert np.array_equal(weights, again)
     prepared = agreement.AgreementData.from_data(data, DOMAIN)
-    firsts = prepared.estimates(COEFFICIENTS, weights)
-    assert firsts == prepared.estimates(COEFFICIENTS, again)
+    firsts = prepared.estimates(COEFFICIENTS, agreement.Bootstrap(200, seed))
+    assert firsts == prepared.estimates(COEFFICIENTS, agreement.Bootstrap(200, seed))
     for first in firsts:
         if first.value is not None and first.ci_low is not None and first.ci_high is not None:
             assert first.ci_low <= first.value <= first.ci_high
@@ -362,3 +359,28 @@ def test_it_agrees_with_the_krippendorff_package_on_any_data(data):
             assert math.isnan(theirs)
         else:
             assert ours == pytest.approx(theirs, abs=1e-9)
+
+
+def test_the_grouped_bootstrap_resamples_like_drawing_units_one_by_one():
+    """Drawing group counts from a multinomial is the unit-level bootstrap: its interval for
+    alpha matches the one from resampling the units themselves and recomputing alpha with the
+    krippendorff package (both with 2,000 resamples, so the percentiles agree closely)."""
+    rng = np.random.default_rng(7)
+    truth = rng.integers(1, 6, 40).astype(float)
+    data = np.clip(truth + rng.integers(-1, 2, (3, 40)), 1, 5)
+    data[rng.random(data.shape) < 0.1] = nan
+    resamples = 2000
+
+    prepared = agreement.AgreementData.from_data(data, FIVE)
+    ours = prepared.estimate("alpha", agreement.Bootstrap(resamples, seed=1), level="ordinal")
+
+    draws = rng.integers(0, data.shape[1], (resamples, data.shape[1]))
+    direct = np.array([agreement.krippendorff_alpha(data[:, d], "ordinal", FIVE) for d in draws])
+    low, high = np.percentile(direct[np.isfinite(direct)], [2.5, 97.5])
+
+    assert ours.value == pytest.approx(agreement.krippendorff_alpha(data, "ordinal", FIVE))
+    assert ours.ci_low == pytest.approx(low, abs=0.03)
+    assert ours.ci_high == pytest.approx(high, abs=0.03)
+    assert ours.ci_low is not None
+    assert ours.ci_high is not None
+    assert ours.ci_high - ours.ci_low > 0.1  # a real interval, not a point

@@ -2,6 +2,7 @@
 
 import json
 import math
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -212,7 +213,10 @@ def test_it_builds_the_annotations_frame_in_dataset_orientation(campaign, raters
     pair = item.pair
     annotate(item, raters[0], position="B", fit="chosen", chosen={"relevance": 4}, rejected=3)
     annotate(item, raters[1], position="B", fit="rejected", time_ms=1234, comment="meh")
-    annotate(item, raters[2], position="A", fit="tie", flagged=True)
+    third = annotate(item, raters[2], position="A", fit="tie", flagged=True)
+    # Times are read as UTC text: microseconds and other time zones must survive.
+    answered = datetime(2026, 1, 5, 15, 30, 15, 123456, tzinfo=timezone(timedelta(hours=2)))
+    Annotation.objects.filter(pk=third.pk).update(created_at=answered)
     frame = annotations_frame(campaign).set_index("annotator")
     for column in audit.FRAME_COLUMNS:
         assert column in frame.columns or column == "annotator"
@@ -230,6 +234,8 @@ def test_it_builds_the_annotations_frame_in_dataset_orientation(campaign, raters
     assert frame.loc["rater1", "item_kind"] == "regular"
     assert frame.loc["rater1", "annotator_id"] == raters[0].pk
     assert frame.loc["rater1", "submitted_at"] == NOW.replace(minute=1)
+    assert frame.loc["rater3", "annotated_at"] == answered
+    assert str(frame["annotated_at"].dt.tz) == "UTC"
 
 
 def test_it_leaves_out_gold_items_and_annotators_below_the_gold_threshold(dataset, raters):

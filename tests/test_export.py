@@ -3,6 +3,7 @@
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -10,6 +11,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection, transaction
 from django.test import override_settings
 
 from prb_annotate.auditing import campaign_audit, campaign_verdicts
@@ -19,9 +21,9 @@ from prb_annotate.exporting import (
     ExportError,
     config_names,
     export_split,
-    infer_parquet_columns,
     pseudonym,
     read_audit,
+    write_parquet,
 )
 from prb_annotate.importing import import_path
 from prb_annotate.models import Annotation, Campaign, Dataset, Pair
@@ -165,6 +167,26 @@ def test_it_exports_byte_identical_files_twice(campaign: Campaign, tmp_path: Pat
         assert names == [p.relative_to(second) for p in sorted(second.rglob("*")) if p.is_file()]
         for name in names:
             assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_reads_the_same_rows_ahead_in_a_worker_as_inside_a_transaction(
+    campaign: Campaign, tmp_path: Path
+) -> None:
+    """Outside a transaction rows are read ahead in a worker thread with its own connection;
+    inside one, in the caller's thread. Both give the same bytes."""
+    assert not connection.in_atomic_block
+    for fmt in ("jsonl", "parquet"):
+        export_split(campaign, tmp_path / f"{fmt}-worker", subset="all", fmt=fmt)
+        with transaction.atomic():
+            export_split(campaign, tmp_path / f"{fmt}-inline", subset="all", fmt=fmt)
+        worker, inline = (
+            sorted((tmp_path / f"{fmt}-{how}").rglob("*")) for how in ("worker", "inline")
+        )
+        assert [p.name for p in worker] == [p.name for p in inline]
+        assert len(worker) > 4
+        for one, other in zip(worker, inline, strict=True):
+            assert one.is_dir() or one.read_bytes() == other.read_bytes(), one.name
 
 
 def test_it_orders_records_by_id_in_byte_order(campaign: Campaign, tmp_path: Path) -> None:
@@ -334,16 +356,28 @@ def test_it_refuses_a_folder_in_the_way_and_leaves_nothing_half_written(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
 
 
-def test_it_stores_columns_whose_types_differ_between_records_as_json_in_parquet() -> None:
-    columns = infer_parquet_columns(
-        [
-            [{"id": "a", "meta": 1, "tags": [{"x": 1}]}],
-            [{"id": "b", "meta": "text", "tags": [{"y": "z"}], "late": True}],
-        ]
-    )
-    assert columns.as_json == frozenset({"meta"})
-    assert columns.schema.names == ["id", "meta", "tags", "late"]
-    assert str(columns.schema.field("tags").type) == "list<item: struct<x: int64, y: string>>"
+def test_it_stores_columns_whose_types_differ_between_records_as_json_in_parquet(
+    tmp_path: Path,
+) -> None:
+    """Types are merged over every chunk: a struct gains fields, a late column is null before
+    it appears, and a column holding text in one chunk and numbers in another (or integers
+    beyond 64 bits) is written as JSON text in every row group."""
+    chunks: list[list[dict[str, Any]]] = [
+        [{"id": "a", "meta": 1, "tags": [{"x": 1}], "big": 1}],
+        [{"id": "b", "meta": "text", "tags": [{"y": "z"}], "late": True, "big": 2**70}],
+        [{"id": "c", "meta": None, "tags": [], "big": None}],
+    ]
+    written = write_parquet("t.parquet", tmp_path / "t.parquet", chunks)
+
+    table = pq.read_table(tmp_path / "t.parquet")
+    assert written.rows == 3
+    assert pq.ParquetFile(tmp_path / "t.parquet").num_row_groups == 3
+    assert table.schema.names == ["id", "meta", "tags", "big", "late"]
+    assert str(table.schema.field("tags").type) == "list<element: struct<x: int64, y: string>>"
+    assert table.column("meta").to_pylist() == ["1", '"text"', None]
+    assert table.column("big").to_pylist() == ["1", str(2**70), None]
+    assert table.column("late").to_pylist() == [None, True, None]
+    assert table.column("tags").to_pylist() == [[{"x": 1, "y": None}], [{"x": None, "y": "z"}], []]
 
 
 def test_it_names_configs_after_categories_without_clashes() -> None:
