@@ -4,29 +4,36 @@ PostgreSQL.
     python bench/annotate_load.py                  # both databases, 8 and 32 annotators, 15 s
     python bench/annotate_load.py --databases sqlite --annotators 8 --seconds 10
     python bench/annotate_load.py --annotators 32 --think-ms 1000   # annotators who read
-    python bench/annotate_load.py --profile        # queries, commits and ms per operation
+    python bench/annotate_load.py --profile        # queries, transactions, ms per operation
 
 Each (database, annotators) run gets a fresh database (a throwaway SQLite file, or the
 PostgreSQL database ``prb_bench_load``, dropped and created again), a campaign over synthetic
-pairs (k = 3), and a gunicorn on 127.0.0.1 with 2 workers. Every simulated annotator is a
-thread with its own ``requests.Session`` and API token, looping POST next -> POST submit until
-the time is up (after an unmeasured warm-up). Printed: cycles/s, p50/p95 of next, submit and
-the whole cycle, CPU per cycle of the web workers and of this load generator (they share the
-machine), PostgreSQL's transaction count per cycle (read-only ones included), and the
-invariants read back from the database afterwards: no regular item over k submitted, no item
-twice to one annotator, every accepted submit stored exactly once.
+pairs (k = 3), and a gunicorn on 127.0.0.1 with 2 workers: sync workers on SQLite, where one
+write lock serializes the writers anyway, and gthread workers with 4 threads each on
+PostgreSQL, so that a worker serves another request while one waits for the database
+(``--threads`` sets the threads for both). Every simulated annotator is a thread with its own
+keep-alive HTTP connection (``http.client``; the sync worker closes it after each answer, and
+it opens again) and API token, looping POST next -> POST submit until the time is up (after an
+unmeasured warm-up). Printed: cycles/s, p50/p95 of next, submit and the whole cycle, CPU per
+cycle of the web workers, of this load generator (they share the machine) and of the
+PostgreSQL backends serving the web workers, PostgreSQL's transaction count per cycle
+(read-only ones included), and the invariants read back from the database afterwards: no
+regular item over k submitted, no item twice to one annotator, every accepted submit stored
+exactly once.
 
 With no pause between cycles, N annotators keep N requests in flight, so latency is N divided
 by throughput (Little's law); ``--think-ms`` gives the annotators reading time, as real ones
 have (about a minute per pair).
 
 ``--profile`` runs in one process through Django's test client on a campaign already 60 %
-annotated and prints queries, commits (write transactions) and time per operation, with the
-SQL of the last one: what to reduce when the figures disappoint.
+annotated and prints queries, commits, transactions (commits plus statements run in
+autocommit mode, each a transaction of its own) and time per operation, with the SQL of the
+last one: what to reduce when the figures disappoint.
 """
 
 import argparse
 import hashlib
+import http.client
 import json
 import os
 import socket
@@ -156,6 +163,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def default_threads(database_url: str) -> int:
+    """gunicorn threads per worker: 1 (sync workers) on SQLite, 4 on PostgreSQL."""
+    return 4 if database_url.startswith("postgres") else 1
+
+
 def start_gunicorn(database_url: str, port: int, threads: int) -> subprocess.Popen[bytes]:
     env = dict(
         os.environ, DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="prb_annotate.settings"
@@ -196,6 +208,33 @@ def workers_cpu_seconds(master_pid: int) -> float:
     return total / ticks
 
 
+class Annotator:
+    """One annotator's HTTP/1.1 connection to the server, kept alive between requests where
+    the server allows it (gthread workers do, sync workers close it after each answer and it
+    opens again), as a browser's would be."""
+
+    def __init__(self, host: str, port: int, token: str) -> None:
+        self.connection = http.client.HTTPConnection(host, port, timeout=60)
+        self.headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+
+    def post(self, path: str, body: bytes = b"") -> tuple[int, bytes]:
+        try:
+            return self._post(path, body)
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # The server closed an idle kept-alive connection. Sending again is safe: next
+            # answers with the same reservation, submit replays its client token.
+            self.connection.close()
+            return self._post(path, body)
+
+    def _post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        self.connection.request("POST", path, body, self.headers)
+        response = self.connection.getresponse()
+        return response.status, response.read()
+
+    def close(self) -> None:
+        self.connection.close()
+
+
 def calibration_seconds() -> float:
     """Seconds for a fixed pure-Python loop: how fast this machine runs Python right now."""
     started = time.perf_counter()
@@ -206,6 +245,10 @@ def calibration_seconds() -> float:
 
 
 def pg_commits(database_url: str) -> int | None:
+    """PostgreSQL's count of committed transactions in this database. A backend publishes its
+    counts when it exits and otherwise at the end of a transaction, at most once a second: the
+    web workers' last second before a reading is counted in the next one, about as much before
+    the run as after it."""
     if not database_url.startswith("postgres"):
         return None
     from django.db import connection
@@ -217,8 +260,32 @@ def pg_commits(database_url: str) -> int | None:
         return int(cursor.fetchone()[0])
 
 
+def pg_backend_cpu(database_url: str) -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend serving this database, other than this
+    process's own (Linux /proc; empty when the server runs elsewhere)."""
+    if not database_url.startswith("postgres"):
+        return {}
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        pids = [int(row[0]) for row in cursor.fetchall()]
+    return {pid: seconds for pid in pids if (seconds := process_cpu_seconds(pid)) is not None}
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def annotator_loop(
-    base: str,
+    port: int,
     campaign_id: int,
     token: str,
     stop_at: float,
@@ -227,34 +294,33 @@ def annotator_loop(
 ) -> None:
     """One simulated annotator: next, then submit, until the time is up; ``think_s`` is the
     pause between a submit and the next request (reading the next pair)."""
-    import requests
-
-    session = requests.Session()
-    session.headers["Authorization"] = f"Token {token}"
+    annotator = Annotator("127.0.0.1", port, token)
+    next_path = f"/api/campaigns/{campaign_id}/next/"
     next_ms, submit_ms, cycle_ms, accepted, errors = [], [], [], [], []
     while time.monotonic() < stop_at:
         started = time.perf_counter()
-        response = session.post(f"{base}/api/campaigns/{campaign_id}/next/")
+        status, body = annotator.post(next_path)
         reserved = time.perf_counter()
-        if response.status_code == 204:
+        if status == 204:
             break
-        if response.status_code != 200:
-            errors.append(f"next {response.status_code}")
+        if status != 200:
+            errors.append(f"next {status}")
             continue
-        assignment = response.json()["assignment"]
-        response = session.post(
-            f"{base}/api/assignments/{assignment}/submit/", json=form(assignment)
+        assignment = json.loads(body)["assignment"]
+        status, body = annotator.post(
+            f"/api/assignments/{assignment}/submit/", json.dumps(form(assignment)).encode()
         )
         done = time.perf_counter()
-        if response.status_code != 201:
-            errors.append(f"submit {response.status_code} {response.text[:100]}")
+        if status != 201:
+            errors.append(f"submit {status} {body[:100]!r}")
             continue
-        accepted.append(response.json()["annotation"])
+        accepted.append(json.loads(body)["annotation"])
         next_ms.append((reserved - started) * 1000)
         submit_ms.append((done - reserved) * 1000)
         cycle_ms.append((done - started) * 1000)
         if think_s:
             time.sleep(think_s)
+    annotator.close()
     with LOCK:
         for key, values in (
             ("next", next_ms),
@@ -271,7 +337,7 @@ WARM_UP_S = 3.0
 
 
 def run_annotators(
-    base: str,
+    port: int,
     campaign_id: int,
     tokens: list[str],
     seconds: float,
@@ -281,7 +347,7 @@ def run_annotators(
     stop_at = time.monotonic() + seconds
     threads = [
         threading.Thread(
-            target=annotator_loop, args=(base, campaign_id, token, stop_at, out, think_s)
+            target=annotator_loop, args=(port, campaign_id, token, stop_at, out, think_s)
         )
         for token in tokens
     ]
@@ -302,11 +368,14 @@ def load_child(options: dict[str, Any]) -> dict[str, Any]:
     database_url = options["url"]
     setup_django(database_url)
     campaign_id, tokens = build_campaign(options["pairs"], options["annotators"])
-    port = free_port()
-    server = start_gunicorn(database_url, port, threads=options["threads"])
-    think_s = options["think_ms"] / 1000
     from django.db import connection
 
+    # Publishes this process's set-up transactions (migrations, campaign) before the run.
+    connection.close()
+    port = free_port()
+    threads = options["threads"] or default_threads(database_url)
+    server = start_gunicorn(database_url, port, threads=threads)
+    think_s = options["think_ms"] / 1000
     try:
         out: dict[str, list[Any]] = {
             "next": [],
@@ -315,22 +384,23 @@ def load_child(options: dict[str, Any]) -> dict[str, Any]:
             "accepted": [],
             "errors": [],
         }
-        base = f"http://127.0.0.1:{port}"
         # Warm-up, not measured: each worker imports the views and opens its connections on
         # its first requests, a one-off cost of seconds.
         warm: dict[str, list[Any]] = {key: [] for key in out}
-        run_annotators(base, campaign_id, tokens, WARM_UP_S, warm, think_s)
+        run_annotators(port, campaign_id, tokens, WARM_UP_S, warm, think_s)
         out["accepted"] += warm["accepted"]
         out["errors"] += warm["errors"]
         commits_before = pg_commits(database_url)
+        backends_before = pg_backend_cpu(database_url)
         connection.close()
         server_cpu_before = workers_cpu_seconds(server.pid)
         client_cpu_before = time.process_time()
         started = time.perf_counter()
-        run_annotators(base, campaign_id, tokens, options["seconds"], out, think_s)
+        run_annotators(port, campaign_id, tokens, options["seconds"], out, think_s)
         elapsed = time.perf_counter() - started
         client_cpu = time.process_time() - client_cpu_before
         server_cpu = workers_cpu_seconds(server.pid) - server_cpu_before
+        backends_after = pg_backend_cpu(database_url)
         commits_after = pg_commits(database_url)
     finally:
         server.terminate()
@@ -355,6 +425,15 @@ def load_child(options: dict[str, Any]) -> dict[str, Any]:
     if commits_before is not None and commits_after is not None and cycles:
         # PostgreSQL counts every transaction, read-only autocommit ones included.
         result["pg_transactions_per_cycle"] = (commits_after - commits_before) / cycles
+    if backends_before and cycles:
+        # Backends that served the whole run (the web workers keep their connections).
+        backend_cpu = sum(
+            backends_after[pid] - before
+            for pid, before in backends_before.items()
+            if pid in backends_after
+        )
+        result["pg_cpu_ms_per_cycle"] = 1000 * backend_cpu / cycles
+    result["threads"] = threads
     connection.close()
     return result
 
@@ -423,16 +502,27 @@ def profile_child(options: dict[str, Any]) -> dict[str, Any]:
         original_commit()
 
     connection.commit = counting_commit  # type: ignore[method-assign]
+    autocommitted = [0]
+
+    def count_autocommitted(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        # SQLite's own BEGIN IMMEDIATE also runs as a statement: the commit counts that one.
+        autocommitted[0] += connection.get_autocommit() and not sql.startswith("BEGIN")
+        return execute(sql, params, many, context)
+
     clients = [Client(HTTP_AUTHORIZATION=f"Token {token}") for token in tokens]
     stats: dict[str, dict[str, list[float]]] = {
-        op: {"queries": [], "commits": [], "ms": []} for op in ("next", "submit")
+        op: {"queries": [], "commits": [], "transactions": [], "ms": []}
+        for op in ("next", "submit")
     }
     sample_sql: dict[str, list[str]] = {}
     for index in range(cycles):
         client = clients[index % len(clients)]
         for op in ("next", "submit"):
-            commits[0] = 0
-            with CaptureQueriesContext(connection) as queries:
+            commits[0] = autocommitted[0] = 0
+            with (
+                CaptureQueriesContext(connection) as queries,
+                connection.execute_wrapper(count_autocommitted),
+            ):
                 started = time.perf_counter()
                 if op == "next":
                     response = client.post(f"/api/campaigns/{campaign_id}/next/")
@@ -448,6 +538,7 @@ def profile_child(options: dict[str, Any]) -> dict[str, Any]:
                 elapsed = (time.perf_counter() - started) * 1000
             stats[op]["queries"].append(len(queries.captured_queries))
             stats[op]["commits"].append(commits[0])
+            stats[op]["transactions"].append(commits[0] + autocommitted[0])
             stats[op]["ms"].append(elapsed)
             if index == cycles - 1:
                 sample_sql[op] = [
@@ -458,6 +549,7 @@ def profile_child(options: dict[str, Any]) -> dict[str, Any]:
         op: {
             "queries": statistics.mean(values["queries"]),
             "commits": statistics.mean(values["commits"]),
+            "transactions": statistics.mean(values["transactions"]),
             "ms_p50": percentile(values["ms"], 0.5),
             "ms_p95": percentile(values["ms"], 0.95),
             "sql": sample_sql[op],
@@ -500,12 +592,19 @@ def main() -> None:
     parser.add_argument("--annotators", type=int, nargs="+", default=[8, 32])
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--pairs", type=int, default=3000)
-    parser.add_argument("--threads", type=int, default=1, help="gunicorn threads per worker")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="gunicorn threads per worker (default: 1 on SQLite, 4 on PostgreSQL)",
+    )
     parser.add_argument(
         "--think-ms", type=float, default=0, help="pause of each annotator between cycles"
     )
     parser.add_argument("--pg-url", default=DEFAULT_PG_URL)
-    parser.add_argument("--profile", action="store_true", help="queries and commits per operation")
+    parser.add_argument(
+        "--profile", action="store_true", help="queries and transactions per operation"
+    )
     parser.add_argument("--cycles", type=int, default=200, help="cycles measured by --profile")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -535,7 +634,8 @@ def main() -> None:
                 for op, row in result.items():
                     print(
                         f"{database:<9} {op:<7} queries {row['queries']:5.1f}  commits "
-                        f"{row['commits']:4.1f}  p50 {row['ms_p50']:6.1f} ms  "
+                        f"{row['commits']:4.1f}  transactions {row['transactions']:4.1f}  "
+                        f"p50 {row['ms_p50']:6.1f} ms  "
                         f"p95 {row['ms_p95']:6.1f} ms"
                     )
                     for line in row["sql"]:
@@ -558,8 +658,10 @@ def main() -> None:
                         reset_postgres(args.pg_url, create=False)
                 checks = result["invariants"]
                 commits = result.get("pg_transactions_per_cycle")
+                pg_cpu = result.get("pg_cpu_ms_per_cycle")
                 print(
-                    f"{database:<9} {count:>3} annotators  {result['cycles']:>6} cycles  "
+                    f"{database:<9} {count:>3} annotators  {result['threads']} thr  "
+                    f"{result['cycles']:>6} cycles  "
                     f"{result['cycles_per_s']:7.1f} cycles/s  "
                     f"next p50/p95 {result['next_p50']:5.1f}/{result['next_p95']:5.1f} ms  "
                     f"submit {result['submit_p50']:5.1f}/{result['submit_p95']:5.1f} ms  "
@@ -567,7 +669,8 @@ def main() -> None:
                     + (f"pg xacts/cycle {commits:4.1f}  " if commits is not None else "")
                     + f"cpu/cycle server {result['server_cpu_ms_per_cycle']:4.1f} ms "
                     f"client {result['client_cpu_ms_per_cycle']:4.1f} ms  "
-                    f"errors {result['errors']}  over-assigned {checks['over_assigned']}  "
+                    + (f"postgres {pg_cpu:4.1f} ms  " if pg_cpu is not None else "")
+                    + f"errors {result['errors']}  over-assigned {checks['over_assigned']}  "
                     f"duplicates {checks['duplicates']}  lost {checks['lost']}  "
                     f"double-counted {checks['double_counted']}",
                     flush=True,

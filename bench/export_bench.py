@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -159,6 +160,9 @@ def main() -> None:
     parser.add_argument("--pairs", default="20000,100000", help="comma-separated sizes")
     parser.add_argument("--formats", default="jsonl,parquet")
     parser.add_argument(
+        "--repeat", type=int, default=1, help="exports per format (the median is printed too)"
+    )
+    parser.add_argument(
         "--database-url", help="an empty database to fill (default: a temporary SQLite file)"
     )
     parser.add_argument("--fill", nargs=2, metavar=("DB", "PAIRS"), help=argparse.SUPPRESS)
@@ -189,15 +193,20 @@ def main() -> None:
             campaign_id = int(filled.split()[-1])
             print(f"{size:,} pairs: filled in {time.perf_counter() - started:.0f} s", flush=True)
             for fmt in args.formats.split(","):
-                output = child("--export", database_url, str(campaign_id), fmt)
-                result = json.loads(output.strip().splitlines()[-1])
-                print(
-                    f"  {fmt:8} {result['pairs']:>7,} pairs  {result['seconds']:6.1f} s  "
-                    f"peak RSS {result['peak_rss_mb']:5} MB "
-                    f"(before export {result['rss_before_mb']} MB)  "
-                    f"{result['bytes'] / 2**20:7.1f} MB written",
-                    flush=True,
-                )
+                seconds = []
+                for _ in range(args.repeat):
+                    output = child("--export", database_url, str(campaign_id), fmt)
+                    result = json.loads(output.strip().splitlines()[-1])
+                    seconds.append(result["seconds"])
+                    print(
+                        f"  {fmt:8} {result['pairs']:>7,} pairs  {result['seconds']:6.1f} s  "
+                        f"peak RSS {result['peak_rss_mb']:5} MB "
+                        f"(before export {result['rss_before_mb']} MB)  "
+                        f"{result['bytes'] / 2**20:7.1f} MB written",
+                        flush=True,
+                    )
+                if args.repeat > 1:
+                    print(f"  {fmt:8} median {statistics.median(seconds):.1f} s", flush=True)
 
 
 def child(*args: str) -> str:

@@ -7,9 +7,10 @@ the chosen answer, and ``answers_from_form`` turns the A/B form into dataset ori
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -18,7 +19,15 @@ from django.db.models import Max
 from django.utils import timezone
 
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
-from prb_annotate.plainsql import db_time, execute, fetch, insert, row_lock
+from prb_annotate.plainsql import (
+    db_time,
+    execute,
+    fetch,
+    has_row_locks,
+    insert,
+    operation_transaction,
+    row_lock,
+)
 
 MAX_CLIENT_TOKEN = 64
 MAX_COMMENT = 5000
@@ -27,6 +36,9 @@ MAX_TIME_ON_TASK_MS = 2**31 - 1
 MAX_ROW_ID = 2**63 - 1
 TRUE_VALUES = frozenset({"on", "true", "1", "yes"})
 FALSE_VALUES = frozenset({"", "off", "false", "0", "no"})
+# PostgreSQL text cannot hold NUL characters: refused as bad input on every database.
+NUL = "\x00"
+NUL_MESSAGE = "Remove the NUL character (code 0)."
 FULL_MESSAGE = "This pair already has enough annotations; your answer was not recorded."
 
 
@@ -117,6 +129,8 @@ def parse_submission(data: Mapping[str, Any], *, assignment: Assignment) -> Subm
     comment = _text(data.get("comment")).strip()
     if len(comment) > MAX_COMMENT:
         errors["comment"] = f"Keep the comment under {MAX_COMMENT} characters."
+    elif NUL in comment:
+        errors["comment"] = NUL_MESSAGE
     flagged = _bool_field(data.get("flagged"))
     if flagged is None:
         errors["flagged"] = "Flagged is either on or off."
@@ -126,6 +140,8 @@ def parse_submission(data: Mapping[str, Any], *, assignment: Assignment) -> Subm
         errors["client_token"] = "Missing client token; reload the page."
     elif len(client_token) > MAX_CLIENT_TOKEN:
         errors["client_token"] = f"Client token longer than {MAX_CLIENT_TOKEN} characters."
+    elif NUL in client_token:
+        errors["client_token"] = NUL_MESSAGE
     time_on_task_ms: int | None = None
     raw_time = data.get("time_on_task_ms")
     if raw_time not in (None, ""):
@@ -238,6 +254,8 @@ def check_answers(answers: Answers, campaign: Campaign) -> None:
         errors["confidence"] = "Choose low, medium or high."
     if len(answers.comment) > MAX_COMMENT:
         errors["comment"] = f"Keep the comment under {MAX_COMMENT} characters."
+    elif NUL in answers.comment:
+        errors["comment"] = NUL_MESSAGE
     if errors:
         raise SubmitError("Please correct the marked fields.", errors)
 
@@ -245,30 +263,70 @@ def check_answers(answers: Answers, campaign: Campaign) -> None:
 # --- submit, revise, skip ----------------------------------------------------------------
 
 
-# The assignment with what the room check needs, locked together with its item row.
-SUBMIT_SQL = """
-SELECT a.status, a.item_id,
-       CASE WHEN a.status = 'reserved' AND a.expires_at > %s THEN 1 ELSE 0 END,
-       i.kind, c.annotations_per_pair + i.extra_annotations, c.status,
-       c.quality_criteria, c.rating_scale_max
-FROM prb_annotate_assignment a
-JOIN prb_annotate_campaignitem i ON i.id = a.item_id
-JOIN prb_annotate_campaign c ON c.id = a.campaign_id
+# The assignment and its item, locked in that order (PostgreSQL).
+SUBMIT_LOCK_SQL = """
+SELECT a.id FROM prb_annotate_assignment a JOIN prb_annotate_campaignitem i ON i.id = a.item_id
 WHERE a.id = %s AND a.annotator_id = %s
 """
 
-TOKEN_SQL = "SELECT id, assignment_id FROM prb_annotate_annotation WHERE client_token = %s"
-
-# The item's other assignments: submitted ones, and live reservations.
-ROOM_SQL = """
-SELECT COALESCE(SUM(CASE WHEN status = 'submitted' THEN 1 ELSE 0 END), 0),
-       COALESCE(SUM(CASE WHEN status = 'reserved' AND expires_at > %s THEN 1 ELSE 0 END), 0)
-FROM prb_annotate_assignment WHERE item_id = %s AND id <> %s
+# After the lock, everything a submit decides on: the assignment, its item's target, the
+# campaign's state and questions, the annotation the client token made if any, and the item's
+# other assignments that hold a slot (submitted ones and live reservations).
+SUBMIT_SQL = """
+SELECT a.status, a.chosen_position,
+       CASE WHEN a.status = 'reserved' AND a.expires_at > %s THEN 1 ELSE 0 END,
+       i.kind, c.annotations_per_pair + i.extra_annotations, c.status,
+       c.quality_criteria, c.rating_scale_max,
+       t.id, t.assignment_id,
+       (SELECT COUNT(*) FROM prb_annotate_assignment o
+        WHERE o.item_id = a.item_id AND o.id <> a.id AND o.status = 'submitted'),
+       (SELECT COUNT(*) FROM prb_annotate_assignment o
+        WHERE o.item_id = a.item_id AND o.id <> a.id AND o.status = 'reserved'
+          AND o.expires_at > %s)
+FROM prb_annotate_assignment a
+JOIN prb_annotate_campaignitem i ON i.id = a.item_id
+JOIN prb_annotate_campaign c ON c.id = a.campaign_id
+LEFT JOIN prb_annotate_annotation t ON t.client_token = %s
+WHERE a.id = %s AND a.annotator_id = %s
 """
 
 MARK_SUBMITTED_SQL = """
 UPDATE prb_annotate_assignment SET status = 'submitted', submitted_at = %s WHERE id = %s
 """
+
+
+@dataclass(frozen=True)
+class _Locked:
+    """An assignment as SUBMIT_SQL reads it, under its lock."""
+
+    assignment_id: int
+    status: str
+    chosen_position: str
+    live: bool  # a reservation that has not expired
+    kind: str
+    target: int
+    campaign_status: str
+    quality_criteria: list[str]
+    rating_scale_max: int
+    token_annotation_id: int | None  # the annotation this client token made, if any
+    token_assignment_id: int | None
+    others_submitted: int
+    others_reserved: int  # live reservations of others on the item
+
+    @cached_property
+    def form_assignment(self) -> Assignment:
+        """What ``parse_submission`` needs: the side of the chosen answer and the questions.
+        Built as loaded rows with the other fields deferred, which computes no defaults (a
+        new Campaign would draw an invite token)."""
+        questions = ["id", "quality_criteria", "rating_scale_max"]
+        campaign = Campaign.from_db(
+            None, questions, [None, self.quality_criteria, self.rating_scale_max]
+        )
+        assignment = Assignment.from_db(
+            None, ["id", "chosen_position"], [self.assignment_id, self.chosen_position]
+        )
+        assignment.campaign = campaign
+        return assignment
 
 
 def submit(
@@ -290,15 +348,52 @@ def submit(
       otherwise SubmitError(code="full") and nothing is stored.
     - Someone else's assignment raises Assignment.DoesNotExist, as if it did not exist.
     """
-    now = now or timezone.now()
-    if not 0 < assignment_id <= MAX_ROW_ID:
-        raise Assignment.DoesNotExist("No such assignment.")
+    _check_row_id(assignment_id)
     if not client_token or len(client_token) > MAX_CLIENT_TOKEN:
         raise SubmitError("Missing client token.", {"client_token": "Missing or too long."})
+    if NUL in client_token:
+        raise SubmitError("Invalid client token.", {"client_token": NUL_MESSAGE})
     if time_on_task_ms is not None and not 0 <= time_on_task_ms <= MAX_TIME_ON_TASK_MS:
         raise SubmitError("Invalid time on task.", {"time_on_task_ms": "Out of range."})
+    submission = Submission(answers, client_token, time_on_task_ms)
+    return _submit(assignment_id, annotator, client_token, now, lambda _: submission)
+
+
+def submit_form(
+    assignment_id: int,
+    annotator: User,
+    data: Mapping[str, Any],
+    *,
+    now: datetime | None = None,
+) -> SubmitResult:
+    """``parse_submission`` and ``submit`` in one: the form is read against the assignment as
+    the submit's own transaction sees it, so the assignment is read once. The same answers
+    and errors, in the same order: someone else's assignment first, then the form's fields."""
+    _check_row_id(assignment_id)
+    client_token = _text(data.get("client_token")).strip()
+    if NUL in client_token:
+        client_token = ""  # never looked up (PostgreSQL refuses it); the form check says why
+    return _submit(
+        assignment_id,
+        annotator,
+        client_token,
+        now,
+        lambda locked: parse_submission(data, assignment=locked.form_assignment),
+    )
+
+
+def _submit(
+    assignment_id: int,
+    annotator: User,
+    client_token: str,
+    now: datetime | None,
+    submission_for: Callable[[_Locked], Submission],
+) -> SubmitResult:
+    now = now or timezone.now()
     try:
-        return _submit(assignment_id, annotator, answers, client_token, time_on_task_ms, now)
+        with operation_transaction():
+            locked = _lock_for_submit(assignment_id, annotator, client_token, now)
+            return _store(locked, submission_for(locked), now)
     except IntegrityError as error:
         # The same token sent at the same moment for two different assignments (a client
         # bug): the unique token decides, and the loser changed nothing. The same token for
@@ -309,55 +404,93 @@ def submit(
         ) from error
 
 
-def _submit(
-    assignment_id: int,
-    annotator: User,
-    answers: Answers,
-    client_token: str,
-    time_on_task_ms: int | None,
-    now: datetime,
-) -> SubmitResult:
-    with transaction.atomic():
-        # Lock the assignment and its item, in that order. The assignment lock makes a
-        # double click wait for the first submit and then find its token; the item lock
-        # orders this room check against next_assignment reserving the item's last slot.
-        rows = fetch(SUBMIT_SQL + row_lock(of="a, i"), [db_time(now), assignment_id, annotator.pk])
-        if not rows:
-            raise Assignment.DoesNotExist("No such assignment.")
-        status, item_id, live, kind, target, campaign_status, criteria, scale_max = rows[0]
-        replay = fetch(TOKEN_SQL, [client_token])
-        if replay:
-            annotation_id, replay_assignment_id = replay[0]
-            if replay_assignment_id != assignment_id:
-                raise SubmitError(
-                    "This client token was already used for another answer.",
-                    {"client_token": "Already used; reload the page."},
-                )
-            existing = Annotation.objects.get(pk=annotation_id)
-            return SubmitResult(existing, created=False, message="Your answer was already saved.")
-        if campaign_status != Campaign.Status.ACTIVE:
-            raise SubmitError(
-                f"This campaign is {campaign_status}; answers are not accepted.", code="inactive"
-            )
-        questions = Campaign(quality_criteria=_json(criteria), rating_scale_max=scale_max)
-        check_answers(answers, questions)
+def _check_row_id(assignment_id: int) -> None:
+    if not 0 < assignment_id <= MAX_ROW_ID:
+        raise Assignment.DoesNotExist("No such assignment.")
 
-        if status == Assignment.Status.SUBMITTED:
-            return SubmitResult(
-                _add_revision(assignment_id, answers, client_token, time_on_task_ms),
-                created=True,
-                message="Your revised answer was saved.",
+
+def _lock_for_submit(
+    assignment_id: int, annotator: User, client_token: str, now: datetime
+) -> _Locked:
+    # Lock the assignment and its item, in that order. The assignment lock makes a double
+    # click wait for the first submit and then find its token; the item lock orders this room
+    # check against next_assignment reserving the item's last slot.
+    if has_row_locks() and not fetch(
+        SUBMIT_LOCK_SQL + row_lock(of="a, i"), [assignment_id, annotator.pk]
+    ):
+        raise Assignment.DoesNotExist("No such assignment.")
+    when = db_time(now)
+    rows = fetch(SUBMIT_SQL, [when, when, client_token, assignment_id, annotator.pk])
+    if not rows:
+        raise Assignment.DoesNotExist("No such assignment.")
+    (
+        status,
+        chosen_position,
+        live,
+        kind,
+        target,
+        campaign_status,
+        criteria,
+        scale_max,
+        token_annotation_id,
+        token_assignment_id,
+        submitted,
+        reserved,
+    ) = rows[0]
+    return _Locked(
+        assignment_id=assignment_id,
+        status=status,
+        chosen_position=chosen_position,
+        live=bool(live),
+        kind=kind,
+        target=int(target),
+        campaign_status=campaign_status,
+        quality_criteria=_json(criteria),
+        rating_scale_max=scale_max,
+        token_annotation_id=token_annotation_id,
+        token_assignment_id=token_assignment_id,
+        others_submitted=int(submitted),
+        others_reserved=int(reserved),
+    )
+
+
+def _store(locked: _Locked, submission: Submission, now: datetime) -> SubmitResult:
+    """The submit's decisions, on the locked assignment."""
+    assignment_id = locked.assignment_id
+    if locked.token_annotation_id is not None:
+        if locked.token_assignment_id != assignment_id:
+            raise SubmitError(
+                "This client token was already used for another answer.",
+                {"client_token": "Already used; reload the page."},
             )
-        if kind != CampaignItem.Kind.GOLD:
-            submitted, reserved = fetch(ROOM_SQL, [db_time(now), item_id, assignment_id])[0]
-            # A live reservation already owns its slot; the check on submitted answers still
-            # guards against slots handed out twice (clocks that disagree between servers).
-            taken = int(submitted) if live else int(submitted) + int(reserved)
-            if taken >= target:
-                raise SubmitError(FULL_MESSAGE, code="full")
-        execute(MARK_SUBMITTED_SQL, [db_time(now), assignment_id])
-        annotation = _create_annotation(assignment_id, answers, client_token, time_on_task_ms, 1)
-        return SubmitResult(annotation, created=True, message="Your answer was saved.")
+        existing = Annotation.objects.get(pk=locked.token_annotation_id)
+        return SubmitResult(existing, created=False, message="Your answer was already saved.")
+    if locked.campaign_status != Campaign.Status.ACTIVE:
+        raise SubmitError(
+            f"This campaign is {locked.campaign_status}; answers are not accepted.",
+            code="inactive",
+        )
+    answers = submission.answers
+    check_answers(answers, locked.form_assignment.campaign)
+    token, time_on_task_ms = submission.client_token, submission.time_on_task_ms
+
+    if locked.status == Assignment.Status.SUBMITTED:
+        return SubmitResult(
+            _add_revision(assignment_id, answers, token, time_on_task_ms),
+            created=True,
+            message="Your revised answer was saved.",
+        )
+    if locked.kind != CampaignItem.Kind.GOLD:
+        # A live reservation already owns its slot; the check on submitted answers still
+        # guards against slots handed out twice (clocks that disagree between servers).
+        taken = locked.others_submitted
+        if not locked.live:
+            taken += locked.others_reserved
+        if taken >= locked.target:
+            raise SubmitError(FULL_MESSAGE, code="full")
+    execute(MARK_SUBMITTED_SQL, [db_time(now), assignment_id])
+    annotation = _create_annotation(assignment_id, answers, token, time_on_task_ms, 1)
+    return SubmitResult(annotation, created=True, message="Your answer was saved.")
 
 
 def _json(value: Any) -> Any:
@@ -419,6 +552,8 @@ def skip(
             raise SubmitError(
                 "You already submitted this pair; revise it instead.", code="submitted"
             )
+        if NUL in reason:
+            raise SubmitError("Please correct the marked fields.", {"reason": NUL_MESSAGE})
         if assignment.status != Assignment.Status.SKIPPED:
             assignment.status = Assignment.Status.SKIPPED
             assignment.skip_reason = reason.strip()[:MAX_SKIP_REASON]

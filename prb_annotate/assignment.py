@@ -22,28 +22,32 @@ The queue for one annotator, in order:
    ``balanced_position``): offering them last keeps both tallies within one; a compatible
    annotator usually comes along before the untouched items run out.
 
-Steps 4-6 come from a *plan* (assignment_plan.py) made before the transaction opens. It is
-only a proposal: every candidate is locked and counted again inside the transaction before a
-slot is taken, and when none of them can be taken, an exact plan is made inside the
-transaction before the annotator is told that nothing is left. This keeps the query that grows
-with the campaign out of the section where writers wait for each other.
+Steps 4-6 come from a *plan* (assignment_plan.py). It is only a proposal: every candidate is
+locked and counted again before a slot is taken, and when none of them can be taken, an exact
+plan is made before the annotator is told that nothing is left. On SQLite the plan is made
+before the transaction opens, which keeps the query that grows with the campaign out of the
+section where writers wait for each other; on PostgreSQL it is made inside the transaction,
+after the membership lock (which only this annotator's own requests wait for) and before any
+item lock, and only when a new item is needed.
 
 Concurrency. Every operation is one transaction. On SQLite the settings make each transaction
 ``BEGIN IMMEDIATE``, so a writer holds the database lock for the whole block and the steps
-below run one at a time. On PostgreSQL the same code relies on row locks:
+below run one at a time. On PostgreSQL the same code relies on row locks; a lock is taken by a
+statement of its own, and what it guards is read by the next statement, which sees every
+change committed by whoever held the lock before:
 
 - the membership row is locked first, so one annotator's concurrent requests (two tabs, a
   double click) run one after the other and cannot reserve two items;
 - an item row is locked before its slots are counted and one is taken, with
   ``SKIP LOCKED`` so that concurrent annotators fan out over different items instead of
-  queueing on the same one; the count runs after the lock, in a new statement, so it sees
-  every reservation committed before;
+  queueing on the same one;
 - submit (annotating.py) locks the assignment and then its item; this module only ever waits
   for the annotator's own assignment rows, before any item lock, so the two orders cannot
   deadlock.
 """
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from fractions import Fraction
@@ -55,7 +59,16 @@ from django.utils import timezone
 
 from prb_annotate.assignment_plan import MAX_CANDIDATES, Candidate, Plan, plan_for
 from prb_annotate.models import Assignment, Campaign, CampaignItem, Membership, Pair
-from prb_annotate.plainsql import columns, db_time, execute, fetch, instance, row_lock
+from prb_annotate.plainsql import (
+    columns,
+    db_time,
+    execute,
+    fetch,
+    has_row_locks,
+    instance,
+    operation_transaction,
+    row_lock,
+)
 
 A = Assignment.Position.A
 B = Assignment.Position.B
@@ -152,25 +165,38 @@ def is_gold_slot(position: int, rate: float, *, seed: int, annotator_id: int) ->
 
 # --- plain SQL for the hot path (see plainsql.py) ------------------------------------------
 
-HAS_LIVE_SQL = """
-SELECT 1 FROM prb_annotate_assignment
-WHERE campaign_id = %s AND annotator_id = %s AND status = 'reserved' AND expires_at > %s
-"""
-
-MEMBER_SQL = """
-SELECT c.status, c.annotations_per_pair, c.reservation_minutes, c.quota_per_annotator,
-       c.gold_rate, c.seed, c.invite_token
-FROM prb_annotate_membership m JOIN prb_annotate_campaign c ON c.id = m.campaign_id
+MEMBER_LOCK_SQL = """
+SELECT m.id FROM prb_annotate_membership m
 WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator'
 """
 
-HISTORY_SQL = """
-SELECT COALESCE(SUM(CASE WHEN status = 'submitted' THEN 1 ELSE 0 END), 0),
-       COALESCE(SUM(CASE WHEN status = 'submitted' AND chosen_position = 'A' THEN 1 ELSE 0 END), 0),
-       COALESCE(SUM(CASE WHEN status = 'reserved' THEN 1 ELSE 0 END), 0),
-       COALESCE(SUM(CASE WHEN status = 'expired' THEN 1 ELSE 0 END), 0)
-FROM prb_annotate_assignment
-WHERE campaign_id = %s AND annotator_id = %s
+# The campaign, for one of its annotators, with their history in it: submitted, submitted
+# showing the chosen answer on A, reservations (live or lapsed), expired rows.
+MEMBER_SQL = """
+SELECT {},
+       h.submitted, h.shown_a, h.reserved_rows, h.expired_rows
+FROM prb_annotate_membership m JOIN prb_annotate_campaign c ON c.id = m.campaign_id
+CROSS JOIN (
+    SELECT COALESCE(SUM(CASE WHEN status = 'submitted' THEN 1 ELSE 0 END), 0) AS submitted,
+           COALESCE(SUM(CASE WHEN status = 'submitted' AND chosen_position = 'A'
+                        THEN 1 ELSE 0 END), 0) AS shown_a,
+           COALESCE(SUM(CASE WHEN status = 'reserved' THEN 1 ELSE 0 END), 0) AS reserved_rows,
+           COALESCE(SUM(CASE WHEN status = 'expired' THEN 1 ELSE 0 END), 0) AS expired_rows
+    FROM prb_annotate_assignment
+    WHERE campaign_id = %s AND annotator_id = %s
+) h
+WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator'
+"""
+
+# Before the transaction (SQLite): whether the caller is an annotator of the campaign, its
+# status and keys for the plan, and whether they hold a live reservation (no plan needed then).
+PLAN_INPUTS_SQL = """
+SELECT c.status, c.annotations_per_pair, c.invite_token,
+       EXISTS (SELECT 1 FROM prb_annotate_assignment a
+               WHERE a.campaign_id = c.id AND a.annotator_id = m.user_id
+                 AND a.status = 'reserved' AND a.expires_at > %s)
+FROM prb_annotate_membership m JOIN prb_annotate_campaign c ON c.id = m.campaign_id
+WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator'
 """
 
 OWN_EXPIRED_SQL = """
@@ -178,23 +204,30 @@ SELECT id FROM prb_annotate_assignment
 WHERE campaign_id = %s AND annotator_id = %s AND status = 'expired'
 """
 
-ITEM_SQL = """
-SELECT i.kind, i.extra_annotations FROM prb_annotate_campaignitem i WHERE i.id = %s
-"""
+ITEM_LOCK_SQL = "SELECT id FROM prb_annotate_campaignitem WHERE id = %s"
 
-# One item's slots: occupied, occupied showing chosen on A, lapsed reservations not yet marked
-# expired, rows of this annotator that keep the item from them (all but expired ones), and
-# their expired row, which a new reservation reuses.
-SLOTS_SQL = """
-SELECT COALESCE(SUM(CASE WHEN status = 'submitted' OR (status = 'reserved' AND expires_at > %s)
-                    THEN 1 ELSE 0 END), 0),
-       COALESCE(SUM(CASE WHEN chosen_position = 'A' AND (status = 'submitted'
-                              OR (status = 'reserved' AND expires_at > %s))
-                    THEN 1 ELSE 0 END), 0),
-       COALESCE(SUM(CASE WHEN status = 'reserved' AND expires_at <= %s THEN 1 ELSE 0 END), 0),
-       COALESCE(SUM(CASE WHEN annotator_id = %s AND status <> 'expired' THEN 1 ELSE 0 END), 0),
-       MAX(CASE WHEN annotator_id = %s AND status = 'expired' THEN id END)
-FROM prb_annotate_assignment WHERE item_id = %s
+# An item with its pair and its slots: occupied, occupied showing chosen on A, lapsed
+# reservations not yet marked expired, rows of this annotator that keep the item from them
+# (all but expired ones), and their expired row, which a new reservation reuses.
+ITEM_SQL = """
+SELECT {}, {},
+       s.occupied, s.shown_a, s.stale, s.own, s.own_expired_id
+FROM prb_annotate_campaignitem i JOIN prb_annotate_pair p ON p.id = i.pair_id
+CROSS JOIN (
+    SELECT COALESCE(SUM(CASE WHEN status = 'submitted'
+                                  OR (status = 'reserved' AND expires_at > %s)
+                        THEN 1 ELSE 0 END), 0) AS occupied,
+           COALESCE(SUM(CASE WHEN chosen_position = 'A' AND (status = 'submitted'
+                                  OR (status = 'reserved' AND expires_at > %s))
+                        THEN 1 ELSE 0 END), 0) AS shown_a,
+           COALESCE(SUM(CASE WHEN status = 'reserved' AND expires_at <= %s
+                        THEN 1 ELSE 0 END), 0) AS stale,
+           COALESCE(SUM(CASE WHEN annotator_id = %s AND status <> 'expired'
+                        THEN 1 ELSE 0 END), 0) AS own,
+           MAX(CASE WHEN annotator_id = %s AND status = 'expired' THEN id END) AS own_expired_id
+    FROM prb_annotate_assignment WHERE item_id = %s
+) s
+WHERE i.id = %s
 """
 
 REUSE_SQL = """
@@ -209,11 +242,6 @@ INSERT INTO prb_annotate_assignment
      skip_reason)
 VALUES (%s, %s, %s, %s, 'reserved', %s, %s, '')
 RETURNING id
-"""
-
-ITEM_WITH_PAIR_SQL = """
-SELECT {}, {} FROM prb_annotate_campaignitem i JOIN prb_annotate_pair p ON p.id = i.pair_id
-WHERE i.id = %s
 """
 
 
@@ -232,6 +260,19 @@ class _Settings:
     gold_rate: float
     seed: int
     invite_token: str
+
+    @classmethod
+    def of(cls, campaign: Campaign) -> "_Settings":
+        return cls(
+            campaign_id=campaign.pk,
+            status=campaign.status,
+            k=campaign.annotations_per_pair,
+            reservation_minutes=campaign.reservation_minutes,
+            quota=campaign.quota_per_annotator,
+            gold_rate=campaign.gold_rate,
+            seed=campaign.seed,
+            invite_token=campaign.invite_token,
+        )
 
 
 @dataclass(frozen=True)
@@ -254,55 +295,78 @@ def next_assignment(
     None means there is nothing for them now: the campaign is not active, their quota is
     done, or every remaining item is full or already theirs. Raises Membership.DoesNotExist
     when ``annotator`` is not an annotator of the campaign. The returned assignment has
-    ``campaign``, ``item`` and ``item.pair`` loaded.
+    ``campaign`` (as read in the transaction), ``item`` and ``item.pair`` loaded.
     """
+    return next_assignment_by_id(campaign.pk, annotator, now=now)
+
+
+def next_assignment_by_id(
+    campaign_id: int, annotator: User, *, now: datetime | None = None
+) -> Assignment | None:
+    """``next_assignment`` for a campaign known by its id alone (the API): the membership is
+    checked on the way, so the caller needs no read of its own."""
     now = now or timezone.now()
-    plan = None
-    # The plan is only worth making when a new item will be needed (the transaction below
-    # reads the campaign's status again).
-    if campaign.is_active and not fetch(HAS_LIVE_SQL, [campaign.pk, annotator.pk, db_time(now)]):
-        plan = plan_for(
-            campaign_id=campaign.pk,
-            invite_token=campaign.invite_token,
-            k=campaign.annotations_per_pair,
-            annotator_id=annotator.pk,
-            now=now,
-        )
-    with transaction.atomic():
-        assignment = _next_in_transaction(campaign.pk, annotator, plan, now)
-    if assignment is None:
+    if has_row_locks():
+        # PostgreSQL: one transaction, which plans only once it knows a new item is needed.
+        with operation_transaction():
+            return _next_in_transaction(campaign_id, annotator, now, plan=None, may_plan=True)
+    plan = _plan_before_transaction(campaign_id, annotator, now)
+    with operation_transaction():
+        return _next_in_transaction(campaign_id, annotator, now, plan=plan, may_plan=False)
+
+
+def _plan_before_transaction(campaign_id: int, annotator: User, now: datetime) -> Plan | None:
+    """SQLite: the plan, made before the immediate transaction takes the write lock; None when
+    no new item will be needed (the transaction reads the campaign's status again)."""
+    rows = fetch(PLAN_INPUTS_SQL, [db_time(now), campaign_id, annotator.pk])
+    if not rows:
+        raise Membership.DoesNotExist("Not an annotator of this campaign.")
+    status, k, invite_token, has_live = rows[0]
+    if status != Campaign.Status.ACTIVE or has_live:
         return None
-    assignment.campaign = campaign
-    if "item" not in assignment._state.fields_cache:
-        assignment.item = _item_with_pair(assignment.item_id)
-    assignment.item.campaign = campaign
-    return assignment
-
-
-def _item_with_pair(item_id: int) -> CampaignItem:
-    # Plain SQL: every new reservation reads its item and pair, and ORM query building would
-    # cost more than the read.
-    rows = fetch(
-        ITEM_WITH_PAIR_SQL.format(columns(CampaignItem, "i"), columns(Pair, "p")), [item_id]
+    return plan_for(
+        campaign_id=campaign_id,
+        invite_token=invite_token,
+        k=k,
+        annotator_id=annotator.pk,
+        now=now,
     )
-    item = instance(CampaignItem, rows[0])
-    item.pair = instance(Pair, rows[0], len(CampaignItem._meta.concrete_fields))
-    return item
 
 
 def _next_in_transaction(
-    campaign_id: int, annotator: User, plan: Plan | None, now: datetime
+    campaign_id: int, annotator: User, now: datetime, *, plan: Plan | None, may_plan: bool
 ) -> Assignment | None:
     # One annotator's requests queue on their membership row (PostgreSQL row lock; SQLite's
     # immediate transaction already serializes everything): two tabs asking at once get one
     # item, never two.
-    rows = fetch(MEMBER_SQL + row_lock(of="m"), [campaign_id, annotator.pk])
+    if has_row_locks() and not fetch(MEMBER_LOCK_SQL + row_lock(), [campaign_id, annotator.pk]):
+        raise Membership.DoesNotExist("Not an annotator of this campaign.")
+    rows = fetch(
+        MEMBER_SQL.format(columns(Campaign, "c")),
+        [campaign_id, annotator.pk, campaign_id, annotator.pk],
+    )
     if not rows:
         raise Membership.DoesNotExist("Not an annotator of this campaign.")
-    settings = _Settings(campaign_id, *rows[0])
+    campaign = instance(Campaign, rows[0])
+    history = _History(*(int(n) for n in rows[0][len(Campaign._meta.concrete_fields) :]))
+    assignment = _queue(_Settings.of(campaign), annotator, history, now, plan, may_plan)
+    if assignment is not None:
+        assignment.campaign = campaign
+        assignment.item.campaign = campaign
+    return assignment
+
+
+def _queue(
+    settings: _Settings,
+    annotator: User,
+    history: _History,
+    now: datetime,
+    plan: Plan | None,
+    may_plan: bool,
+) -> Assignment | None:
+    """The steps of the queue, in the transaction; the assignment has its item and pair."""
     if settings.status != Campaign.Status.ACTIVE:
         return None
-    history = _History(*(int(n) for n in fetch(HISTORY_SQL, [campaign_id, annotator.pk])[0]))
     locks = _ItemLocks(settings, annotator, now)
     if history.reserved_rows:
         own = _own_reservation(settings, annotator, history, locks)
@@ -311,7 +375,7 @@ def _next_in_transaction(
     if history.expired_rows:
         # A new reservation may reuse one of these rows. Lock them now, before any item: a
         # submit of such a row by its annotator (an old page) locks the row, then the item.
-        fetch(OWN_EXPIRED_SQL + row_lock(), [campaign_id, annotator.pk])
+        fetch(OWN_EXPIRED_SQL + row_lock(), [settings.campaign_id, annotator.pk])
     if settings.quota is not None and history.submitted >= settings.quota:
         return None
     if is_gold_slot(
@@ -320,21 +384,36 @@ def _next_in_transaction(
         gold = _reserve_gold(settings, annotator, history, locks)
         if gold is not None:
             return gold
+    if plan is None and may_plan:
+        # Inside the transaction already: the walk for new items waits until it is needed.
+        plan = _plan(settings, annotator, now, eager=False)
     if plan is not None:
         reserved = _reserve_regular(settings, history, locks, plan)
         if reserved is not None:
             return reserved
     # No plan yet, or none of its items could be taken: plan again from scratch, inside the
     # transaction, before telling the annotator that nothing is left.
-    exact = plan_for(
-        campaign_id=campaign_id,
+    exact = _plan(settings, annotator, now, exact=True)
+    return _reserve_regular(settings, history, locks, exact, last_try=True)
+
+
+def _plan(
+    settings: _Settings,
+    annotator: User,
+    now: datetime,
+    *,
+    exact: bool = False,
+    eager: bool = True,
+) -> Plan:
+    return plan_for(
+        campaign_id=settings.campaign_id,
         invite_token=settings.invite_token,
         k=settings.k,
         annotator_id=annotator.pk,
         now=now,
-        exact=True,
+        exact=exact,
+        eager=eager,
     )
-    return _reserve_regular(settings, history, locks, exact, last_try=True)
 
 
 def _own_reservation(
@@ -374,14 +453,21 @@ def _own_reservation(
 class _Slot:
     """An item locked by this transaction, with its slots counted after the lock."""
 
-    item_id: int
-    kind: str
+    item: CampaignItem  # with its pair
     target: int
     occupied: int
     shown_a: int
     stale: int
     own: int  # rows of this annotator other than expired ones
     own_expired_id: int | None
+
+    @property
+    def item_id(self) -> int:
+        return int(self.item.pk)
+
+    @property
+    def kind(self) -> str:
+        return self.item.kind
 
     def has_room(self, *, exclude_own: bool = False) -> bool:
         if self.own and not exclude_own:
@@ -406,23 +492,29 @@ class _ItemLocks:
 
     def lock(self, item_id: int, *, wait: bool = True) -> _Slot | None:
         """Lock the item and count its slots; None when someone else holds it (and we skip)."""
-        blocking = wait and not self.holding
-        rows = fetch(ITEM_SQL + row_lock(skip_locked=not blocking), [item_id])
+        if has_row_locks():
+            blocking = wait and not self.holding
+            if not fetch(ITEM_LOCK_SQL + row_lock(skip_locked=not blocking), [item_id]):
+                return None
+        # After the lock, in a statement of its own: it sees every reservation committed by
+        # whoever held the lock before us. The pair comes along for the reservation's page.
+        now = db_time(self.now)
+        me = self.annotator.pk
+        rows = fetch(
+            ITEM_SQL.format(columns(CampaignItem, "i"), columns(Pair, "p")),
+            [now, now, now, me, me, item_id, item_id],
+        )
         if not rows:
             return None
         self.holding = True
-        kind, extra = rows[0]
-        # A separate statement after the lock: on PostgreSQL it sees every reservation
-        # committed by whoever held the lock before us.
-        now = db_time(self.now)
-        me = self.annotator.pk
-        occupied, shown_a, stale, own, own_expired_id = fetch(
-            SLOTS_SQL, [now, now, now, me, me, item_id]
-        )[0]
+        item = instance(CampaignItem, rows[0])
+        item_width = len(CampaignItem._meta.concrete_fields)
+        item.pair = instance(Pair, rows[0], item_width)
+        counts = rows[0][item_width + len(Pair._meta.concrete_fields) :]
+        occupied, shown_a, stale, own, own_expired_id = counts
         return _Slot(
-            item_id=item_id,
-            kind=kind,
-            target=self.settings.k + extra,
+            item=item,
+            target=self.settings.k + item.extra_annotations,
             occupied=int(occupied),
             shown_a=int(shown_a),
             stale=int(stale),
@@ -468,7 +560,7 @@ def _reserve(
     return Assignment(
         pk=assignment_id,
         campaign_id=settings.campaign_id,
-        item_id=slot.item_id,
+        item=slot.item,
         annotator=annotator,
         chosen_position=position,
         status=RESERVED,
@@ -536,14 +628,8 @@ def _reserve_regular(
     *,
     last_try: bool = False,
 ) -> Assignment | None:
-    fitting = [c for c in plan.started if not _conflict(history, c)]
-    conflicting = [c for c in plan.started if _conflict(history, c)]
     skipped: list[int] = []
-    for candidate in [
-        *fitting[:MAX_CANDIDATES],
-        *plan.free[:MAX_CANDIDATES],
-        *conflicting[:MAX_CANDIDATES],
-    ]:
+    for candidate in _candidates(plan, history):
         # SKIP LOCKED: concurrent annotators fan out over the items instead of all queueing
         # for the same one.
         slot = locks.lock(candidate.item_id, wait=False)
@@ -560,6 +646,16 @@ def _reserve_regular(
         if slot is not None and slot.has_room():
             return _reserve(settings, locks.annotator, history, slot, locks.now)
     return None
+
+
+def _candidates(plan: Plan, history: _History) -> Iterator[Candidate]:
+    """Steps 4-6 of the queue, up to MAX_CANDIDATES each. A generator: the plan reads its
+    free items only when no started item was taken."""
+    fitting = [c for c in plan.started if not _conflict(history, c)]
+    conflicting = [c for c in plan.started if _conflict(history, c)]
+    yield from fitting[:MAX_CANDIDATES]
+    yield from plan.free[:MAX_CANDIDATES]
+    yield from conflicting[:MAX_CANDIDATES]
 
 
 def reclaim_expired(campaign: Campaign, *, now: datetime | None = None) -> int:

@@ -1,8 +1,9 @@
 """The plan for next_assignment: regular items that may have room for one annotator.
 
-A plan is a proposal computed *before* the reserving transaction opens: next_assignment locks
-and counts every candidate again before it takes a slot, so a plan only decides the order in
-which items are tried. It must be cheap, because it runs on every request for a new item.
+A plan is a proposal: next_assignment locks and counts every candidate again before it takes
+a slot, so a plan only decides the order in which items are tried. It must be cheap, because it
+runs on every request for a new item (before the reserving transaction on SQLite, inside it
+before any item lock on PostgreSQL).
 
 Finding the started items means counting the slots of items handed out before, and a campaign
 accumulates k rows per pair. Two facts keep the count small:
@@ -13,19 +14,26 @@ accumulates k rows per pair. Two facts keep the count small:
 - items are opened in ``order_key`` order, so the items never handed out form a tail of that
   order: the walk for them can start where the last walk found the first one.
 
-Each web process remembers both marks per campaign (``_Hint``) and moves them forward as plans
+Items whose target the audit raised (``extra_annotations``) are complete items made
+incomplete again; their rows may lie anywhere, so they are counted whole, and since finding
+them means reading every item of the campaign, their ids are part of the marks.
+
+Each web process remembers the marks per campaign (``_Hint``) and moves them forward as plans
 show the way; every ``HINT_TTL_S`` seconds, and whenever no candidate turns up, a plan is made
 from scratch. The marks can only be wrong after changes that make a complete item incomplete
-again, which the rule above excludes except for deleted rows and a larger k (k is part of the
-key); a larger ``extra_annotations`` is read on every plan. When a mark is wrong, an item is
+again, which the rule above excludes except for deleted rows, a larger k (k is part of the
+key) and a target raised since the last plan from scratch. When a mark is wrong, an item is
 offered later than it should be, never wrongly and never lost: the exact plan runs before any
 annotator is told that nothing is left.
 """
 
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import cached_property
+from typing import Any
 
 from prb_annotate.plainsql import db_time, fetch, placeholders
 
@@ -36,50 +44,43 @@ HINT_TTL_S = 30.0
 # more than the rows that concurrent transactions can hold uncommitted.
 ID_MARGIN = 200
 
-# Both count an item's slots over some of its assignment rows: (item, occupied slots, occupied
-# slots showing the chosen answer on A, submitted, rows of this annotator that keep the item
-# from them - all but expired ones -, first row id). A slot is occupied by a submitted
-# assignment or a reservation that has not expired. Both queries below share this select list.
-ITEM_COUNTS_SELECT = """
-SELECT a.item_id,
-       SUM(CASE WHEN a.status = 'submitted' OR (a.status = 'reserved' AND a.expires_at > %s)
-           THEN 1 ELSE 0 END),
-       SUM(CASE WHEN a.chosen_position = 'A' AND (a.status = 'submitted'
-                     OR (a.status = 'reserved' AND a.expires_at > %s))
-           THEN 1 ELSE 0 END),
-       SUM(CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END),
-       SUM(CASE WHEN a.annotator_id = %s AND a.status <> 'expired' THEN 1 ELSE 0 END),
-       MIN(a.id)
+# Items with their slots counted over some of their assignment rows: (item, occupied slots,
+# occupied slots showing the chosen answer on A, submitted, rows of this annotator that keep the
+# item from them - all but expired ones -, first row id counted, kind, extra annotations,
+# order key). A slot is occupied by a submitted assignment or a reservation that has not
+# expired. The items' own columns are joined after the counting, for the few items left.
+COUNTS_SQL = """
+SELECT g.item_id, g.occupied, g.shown_a, g.submitted, g.own, g.first_row,
+       i.kind, i.extra_annotations, i.order_key
+FROM (
+    SELECT a.item_id,
+           SUM(CASE WHEN a.status = 'submitted'
+                         OR (a.status = 'reserved' AND a.expires_at > %s)
+               THEN 1 ELSE 0 END) AS occupied,
+           SUM(CASE WHEN a.chosen_position = 'A' AND (a.status = 'submitted'
+                         OR (a.status = 'reserved' AND a.expires_at > %s))
+               THEN 1 ELSE 0 END) AS shown_a,
+           SUM(CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END) AS submitted,
+           SUM(CASE WHEN a.annotator_id = %s AND a.status <> 'expired' THEN 1 ELSE 0 END) AS own,
+           {first_row} AS first_row
+    FROM prb_annotate_assignment a
+    WHERE {rows}
+    GROUP BY a.item_id
+    {having}
+) g JOIN prb_annotate_campaignitem i ON i.id = g.item_id
 """
 
-# Items handed out since the low-water mark that are not complete on submitted answers. An item
-# with rows below the mark is complete by the mark's definition, whatever the window shows.
-SINCE_MARK_SQL = (
-    ITEM_COUNTS_SELECT  # noqa: S608 - two constants joined; values go in as parameters
-    + """FROM prb_annotate_assignment a
-WHERE a.campaign_id = %s AND a.id >= %s
-GROUP BY a.item_id
-HAVING SUM(CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END) < %s
-   AND NOT EXISTS (
-       SELECT 1 FROM prb_annotate_assignment b WHERE b.item_id = a.item_id AND b.id < %s)
-"""
-)
-
-# Items whose target the audit raised: their rows may lie anywhere, so they are counted whole.
-EXTRA_COUNTS_SQL = (
-    ITEM_COUNTS_SELECT
-    + """FROM prb_annotate_assignment a
-WHERE a.item_id IN ({})
-GROUP BY a.item_id
-"""
-)
+# Items handed out since the low-water mark that are not complete on submitted answers. An
+# item with rows below the mark is complete by the mark's definition, whatever the window
+# shows. The first row is looked up per item (an index probe each): written as NOT EXISTS,
+# PostgreSQL would hash every row below the mark instead.
+WINDOW_ROWS = "a.campaign_id = %s AND a.id >= %s"
+WINDOW_HAVING = "HAVING SUM(CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END) < %s"
+BELOW_MARK = """
+   AND (SELECT MIN(b.id) FROM prb_annotate_assignment b WHERE b.item_id = a.item_id) >= %s"""
 
 EXTRA_ITEMS_SQL = """
 SELECT id FROM prb_annotate_campaignitem WHERE campaign_id = %s AND extra_annotations > 0
-"""
-
-ITEMS_SQL = """
-SELECT id, kind, extra_annotations, order_key FROM prb_annotate_campaignitem WHERE id IN ({})
 """
 
 # Regular items never handed out, in queue order, from the first one the last walk found. The
@@ -108,8 +109,15 @@ class Plan:
     """Regular items that may have room for the annotator, as seen a moment ago."""
 
     started: list[Candidate]  # least occupied first, then order_key
-    free: list[Candidate]  # no occupied slot, in order_key order
+    released: list[Candidate]  # handed out before, no occupied slot now
     exact: bool  # made from scratch, without the marks
+    walk: Callable[[], list[Candidate]]  # the items never handed out, from the walk
+
+    @cached_property
+    def free(self) -> list[Candidate]:
+        """Items with no occupied slot, in order_key order. Read on first use: most requests
+        take a started item and never need the walk."""
+        return sorted([*self.released, *self.walk()], key=lambda c: (c.order_key, c.item_id))
 
 
 @dataclass
@@ -117,6 +125,7 @@ class _Hint:
     low_row_id: int  # every regular item with a row below this id is complete
     walk_from: int  # every regular item with a smaller order_key was handed out
     made_at: float
+    extra_ids: tuple[int, ...] = ()  # items whose target the audit raised, counted whole
 
 
 # (campaign id, invite token, k) -> marks. The invite token is random per campaign, so a
@@ -133,47 +142,52 @@ def plan_for(
     annotator_id: int,
     now: datetime,
     exact: bool = False,
+    eager: bool = True,
 ) -> Plan:
-    """The regular items that may have room for this annotator, in queue order."""
+    """The regular items that may have room for this annotator, in queue order. With
+    ``eager`` False the walk for items never handed out waits until ``free`` is read."""
     key = (campaign_id, invite_token, k)
     with _hints_lock:
         hint = _hints.get(key)
     if exact or hint is None or time.monotonic() - hint.made_at > HINT_TTL_S:
-        hint, exact = _Hint(0, 0, time.monotonic()), True
+        extra_ids = tuple(row[0] for row in fetch(EXTRA_ITEMS_SQL, [campaign_id]))
+        hint, exact = _Hint(0, 0, time.monotonic(), extra_ids), True
 
-    when = db_time(now)
-    counts = [when, when, annotator_id]
-    rows = fetch(SINCE_MARK_SQL, [*counts, campaign_id, hint.low_row_id, k, hint.low_row_id])
-    extra_ids = [row[0] for row in fetch(EXTRA_ITEMS_SQL, [campaign_id])]
-    if extra_ids:
-        in_list = placeholders(len(extra_ids))
-        whole = fetch(EXTRA_COUNTS_SQL.format(in_list), [*counts, *extra_ids])
-        rows = [row for row in rows if row[0] not in set(extra_ids)] + whole
-    items = {}
-    if rows:
-        ids = [row[0] for row in rows]
-        items = {
-            item_id: (kind, extra, order_key)
-            for item_id, kind, extra, order_key in fetch(
-                ITEMS_SQL.format(placeholders(len(ids))), ids
-            )
-        }
     started: list[Candidate] = []
-    free: list[Candidate] = []
+    released: list[Candidate] = []
     first_rows: list[int] = []
-    for item_id, occupied, shown_a, submitted, own, first_row in rows:
-        if item_id not in items:
-            continue
-        kind, extra, order_key = items[item_id]
+    counted_whole = set(hint.extra_ids)
+    for row in _counted_items(hint, campaign_id, k, annotator_id, now):
+        item_id, occupied, shown_a, submitted, own, first_row, kind, extra, order_key = row
+        from_window = first_row is not None
+        if from_window and item_id in counted_whole:
+            continue  # counted whole below
         if kind != "regular" or int(submitted) >= k + extra:
             continue
-        if not extra:  # items with extra annotations are counted whole every time
+        if from_window and not extra:
             first_rows.append(first_row)
         if own or int(occupied) >= k + extra:
             continue
         candidate = Candidate(item_id, int(occupied), int(shown_a), order_key)
-        (started if candidate.occupied else free).append(candidate)
+        (started if candidate.occupied else released).append(candidate)
 
+    started.sort(key=lambda c: (c.occupied, c.order_key, c.item_id))
+    moved = replace(
+        hint,
+        low_row_id=max(hint.low_row_id, min(first_rows) - ID_MARGIN)
+        if first_rows
+        else hint.low_row_id,
+    )
+    with _hints_lock:
+        _hints[key] = moved
+    if eager:
+        never = _walk(key, moved, campaign_id)
+        return Plan(started, released, exact, walk=lambda: never)
+    return Plan(started, released, exact, walk=lambda: _walk(key, moved, campaign_id))
+
+
+def _walk(key: tuple[int, str, int], hint: _Hint, campaign_id: int) -> list[Candidate]:
+    """Regular items never handed out, from the hint's walk mark; moves the mark."""
     for span in WALK_SPANS:
         never = fetch(
             NEVER_HANDED_OUT_SQL,
@@ -181,17 +195,29 @@ def plan_for(
         )
         if len(never) == MAX_CANDIDATES:
             break
-    free += [Candidate(item_id, 0, 0, order_key) for item_id, order_key in never]
-    started.sort(key=lambda c: (c.occupied, c.order_key, c.item_id))
-    free.sort(key=lambda c: (c.order_key, c.item_id))
+    if never:
+        with _hints_lock:
+            current = _hints.get(key)
+            if current is not None and current.made_at == hint.made_at:
+                _hints[key] = replace(current, walk_from=max(current.walk_from, never[0][1]))
+    return [Candidate(item_id, 0, 0, order_key) for item_id, order_key in never]
 
-    moved = _Hint(
-        low_row_id=max(hint.low_row_id, min(first_rows) - ID_MARGIN)
-        if first_rows
-        else hint.low_row_id,
-        walk_from=never[0][1] if never else hint.walk_from,
-        made_at=hint.made_at,
-    )
-    with _hints_lock:
-        _hints[key] = moved
-    return Plan(started=started, free=free, exact=exact)
+
+def _counted_items(
+    hint: _Hint, campaign_id: int, k: int, annotator_id: int, now: datetime
+) -> list[tuple[Any, ...]]:
+    """COUNTS_SQL rows: the window's items (with their first row counted), then the items
+    with extra annotations (first row None), in one statement."""
+    when = db_time(now)
+    counts = [when, when, annotator_id]
+    having = WINDOW_HAVING + (BELOW_MARK if hint.low_row_id else "")
+    sql = COUNTS_SQL.format(rows=WINDOW_ROWS, having=having, first_row="MIN(a.id)")
+    params = [*counts, campaign_id, hint.low_row_id, k]
+    if hint.low_row_id:
+        params.append(hint.low_row_id)
+    if hint.extra_ids:
+        rows = f"a.item_id IN ({placeholders(len(hint.extra_ids))})"
+        whole = COUNTS_SQL.format(rows=rows, having="", first_row="CAST(NULL AS BIGINT)")
+        sql = f"{sql} UNION ALL {whole}"
+        params += [*counts, *hint.extra_ids]
+    return fetch(sql, params)

@@ -1,18 +1,26 @@
-"""Plain SQL for the hot paths of annotation (next item, submit).
+"""Plain SQL and transactions for the hot paths of annotation (next item, submit).
 
 They run many times a second during a campaign, and on SQLite most of them run while other
 writers wait for the database lock; plain statements cost a fraction of the ORM's query
 building. Every statement using these helpers is written to be portable between SQLite and
 PostgreSQL; only the row-lock clause differs, and ``row_lock`` supplies it.
+
+Transactions: on PostgreSQL an API request of the annotators' work cycle runs as one
+transaction (``whole_request_transaction``), and the service it calls joins it
+(``operation_transaction``) instead of opening a savepoint. On SQLite each service keeps its own
+immediate transaction, since one around the whole request would hold the database's single
+write lock while the request authenticates and plans.
 """
 
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import wraps
 from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Model
+from django.http import HttpRequest, HttpResponse
 
 M = TypeVar("M", bound=Model)
 Converter = Callable[[Any, Any, Any], Any]
@@ -23,10 +31,15 @@ def db_time(value: datetime) -> Any:
     return connection.ops.adapt_datetimefield_value(value)
 
 
+def has_row_locks() -> bool:
+    """PostgreSQL: yes. SQLite: no, its immediate transactions already run one at a time."""
+    return bool(connection.features.has_select_for_update)
+
+
 def row_lock(*, of: str = "", skip_locked: bool = False) -> str:
     """A row-lock clause where the database has row locks (PostgreSQL). SQLite needs none:
     its immediate transactions already run one at a time."""
-    if not connection.features.has_select_for_update:
+    if not has_row_locks():
         return ""
     clause = " FOR UPDATE"
     if of:
@@ -34,6 +47,50 @@ def row_lock(*, of: str = "", skip_locked: bool = False) -> str:
     if skip_locked:
         clause += " SKIP LOCKED"
     return clause
+
+
+# --- transactions -------------------------------------------------------------------------
+
+
+class _WholeRequest(transaction.Atomic):
+    """The transaction ``whole_request_transaction`` opens; services recognise it by its class."""
+
+
+View = TypeVar("View", bound=Callable[..., HttpResponse])
+
+
+def whole_request_transaction(view: View) -> View:
+    """Run the view, authentication included, as one transaction on a database with row locks
+    (PostgreSQL): otherwise every read outside the service's own block is a transaction of its
+    own. An answer of 400 or more rolls back whatever the request wrote. SQLite runs the view
+    as it is: its services take the single write lock only for their own block."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not has_row_locks():
+            return view(request, *args, **kwargs)
+        with _WholeRequest(None, savepoint=True, durable=False):
+            response = view(request, *args, **kwargs)
+            if response.status_code >= 400:
+                transaction.set_rollback(True)
+            elif transaction.get_rollback():
+                # A service failed and the view answered success anyway: its writes would be
+                # rolled back behind the client's back.
+                raise transaction.TransactionManagementError(
+                    f"{request.path} answered {response.status_code} after a failed operation."
+                )
+        return response
+
+    return wrapper  # type: ignore[return-value]
+
+
+def operation_transaction() -> transaction.Atomic:
+    """A service's transaction. Inside a whole-request transaction it joins that one without a
+    savepoint (two statements fewer), so an error leaves the whole request to roll back; the
+    API views answer such errors without touching the database again."""
+    blocks = connection.atomic_blocks
+    joined = bool(blocks) and isinstance(blocks[-1], _WholeRequest)
+    return transaction.atomic(savepoint=not joined)
 
 
 def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:

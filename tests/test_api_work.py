@@ -197,3 +197,20 @@ def test_it_enforces_csrf_for_session_logins(campaign: Campaign) -> None:
         url, form_data(campaign), content_type="application/json", HTTP_X_CSRFTOKEN=token
     )
     assert accepted.status_code == 201
+
+
+def test_it_refuses_nul_characters_in_text_fields(campaign: Campaign) -> None:
+    # PostgreSQL text cannot hold NUL: refused as bad input on every database, never a 500.
+    (alice,) = annotators(campaign, 1)
+    client = token_client(alice)
+    assignment_id = post_json(client, next_url(campaign)).json()["assignment"]
+    url = reverse("api_submit", args=[assignment_id])
+    for field, value in (("client_token", "to\x00ken"), ("comment", "nul \x00 here")):
+        response = post_json(client, url, form_data(campaign, **{field: value}))
+        assert response.status_code == 400, (field, response.content)
+        assert list(response.json()["errors"]) == [field]
+    assert not Annotation.objects.exists()
+    skipped = post_json(client, reverse("api_skip", args=[assignment_id]), {"reason": "a\x00b"})
+    assert skipped.status_code == 400
+    assert list(skipped.json()["errors"]) == ["reason"]
+    assert Assignment.objects.get(pk=assignment_id).status == "reserved"

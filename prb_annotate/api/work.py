@@ -8,8 +8,13 @@ GET  /api/campaigns/<id>/my-progress/   items done and the quota
 Errors are 4xx with the API's error body (``{"detail": ..., "errors": {field: [messages]}}``),
 never 500: 400 for a bad form, 409 when the pair is full, the campaign is not active or the
 pair was submitted already (skip), 404 for anything not the caller's.
+
+``next`` and ``submit`` are the annotators' work cycle, the busiest requests of a campaign:
+each calls one service that checks access on the way (no read of its own first), answers in
+JSON only, and on PostgreSQL runs as one transaction, authentication included.
 """
 
+from collections.abc import Iterable
 from typing import Any, cast
 
 from django.contrib.auth.models import User
@@ -17,18 +22,24 @@ from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.decorators import api_view
+from rest_framework.decorators import (  # type: ignore[attr-defined]  # not in the stubs yet
+    api_view,
+    content_negotiation_class,
+    renderer_classes,
+)
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from prb_annotate.access import annotator_campaign_or_404
-from prb_annotate.annotating import SubmitError, parse_submission, skip, submit
+from prb_annotate.annotating import SubmitError, skip, submit_form
 from prb_annotate.api import serializers_work as shapes
 from prb_annotate.api.errors import error_body
 from prb_annotate.api.schema import ErrorSerializer
-from prb_annotate.assignment import next_assignment, responses_ab
-from prb_annotate.models import Assignment, Campaign, Membership
-from prb_annotate.plainsql import columns, fetch, instance
+from prb_annotate.assignment import next_assignment_by_id, responses_ab
+from prb_annotate.models import Assignment, Membership
+from prb_annotate.plainsql import whole_request_transaction
 from prb_annotate.progress import annotator_progress
 
 ERROR_STATUS = {"invalid": 400, "full": 409, "inactive": 409, "submitted": 409}
@@ -36,10 +47,15 @@ CONFLICT = "The pair has enough annotations, or the campaign does not take answe
 CAMPAIGN_ID = OpenApiParameter("campaign_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 ASSIGNMENT_ID = OpenApiParameter("assignment_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
-OWN_ASSIGNMENT_SQL = """
-SELECT {}, {} FROM prb_annotate_assignment a JOIN prb_annotate_campaign c ON c.id = a.campaign_id
-WHERE a.id = %s AND a.annotator_id = %s
-"""
+
+class JSONOnly(DefaultContentNegotiation):
+    """Answers in the view's one renderer (JSON) without reading the Accept header."""
+
+    def select_renderer(
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        renderer = next(iter(renderers))
+        return renderer, renderer.media_type
 
 
 def reservation_data(assignment: Assignment) -> dict[str, Any]:
@@ -76,16 +92,17 @@ def _error(error: SubmitError) -> Response:
         204: OpenApiResponse(description="Nothing left for this annotator now."),
     },
 )
+@whole_request_transaction
 @api_view(["POST"])
+@renderer_classes([JSONRenderer])
+@content_negotiation_class(JSONOnly)
 def next_item(request: Request, campaign_id: int) -> Response:
-    campaign = annotator_campaign_or_404(request.user, campaign_id)
     try:
-        assignment = next_assignment(campaign, _user(request))
-    except Membership.DoesNotExist as error:  # removed from the campaign meanwhile
+        assignment = next_assignment_by_id(campaign_id, _user(request))
+    except Membership.DoesNotExist as error:  # not one of its annotators
         raise Http404("No such campaign.") from error
     if assignment is None:
         return Response(status=status.HTTP_204_NO_CONTENT)
-    assignment.campaign = campaign
     return Response(reservation_data(assignment))
 
 
@@ -98,19 +115,14 @@ def next_item(request: Request, campaign_id: int) -> Response:
         409: OpenApiResponse(ErrorSerializer, description=CONFLICT),
     },
 )
+@whole_request_transaction
 @api_view(["POST"])
+@renderer_classes([JSONRenderer])
+@content_negotiation_class(JSONOnly)
 def submit_answers(request: Request, assignment_id: int) -> Response:
-    assignment = _own_assignment(request, assignment_id)
     data = request.data if isinstance(request.data, dict) else {}
     try:
-        submission = parse_submission(data, assignment=assignment)
-        result = submit(
-            assignment.pk,
-            _user(request),
-            submission.answers,
-            client_token=submission.client_token,
-            time_on_task_ms=submission.time_on_task_ms,
-        )
+        result = submit_form(assignment_id, _user(request), data)
     except SubmitError as error:
         return _error(error)
     except Assignment.DoesNotExist as error:
@@ -119,7 +131,7 @@ def submit_answers(request: Request, assignment_id: int) -> Response:
     return Response(
         {
             "annotation": annotation.pk,
-            "assignment": assignment.pk,
+            "assignment": annotation.assignment_id,
             "revision": annotation.revision,
             "created": result.created,
             "message": result.message,
@@ -138,7 +150,6 @@ def submit_answers(request: Request, assignment_id: int) -> Response:
 )
 @api_view(["POST"])
 def skip_item(request: Request, assignment_id: int) -> Response:
-    assignment = _own_assignment(request, assignment_id)
     data = request.data if isinstance(request.data, dict) else {}
     reason = data.get("reason", "")
     if not isinstance(reason, str):
@@ -146,7 +157,7 @@ def skip_item(request: Request, assignment_id: int) -> Response:
             error_body("Please correct the marked fields.", {"reason": ["Text only."]}), status=400
         )
     try:
-        skipped = skip(assignment.pk, _user(request), reason=reason)
+        skipped = skip(assignment_id, _user(request), reason=reason)
     except SubmitError as error:
         return _error(error)
     except Assignment.DoesNotExist as error:
@@ -174,19 +185,3 @@ def my_progress(request: Request, campaign_id: int) -> Response:
 
 def _user(request: Request) -> User:
     return cast(User, request.user)
-
-
-def _own_assignment(request: Request, assignment_id: int) -> Assignment:
-    """The caller's own assignment with its campaign; 404 for anyone else's."""
-    if not request.user.is_authenticated:
-        raise Http404("No such assignment.")
-    # Plain SQL: this runs on every submit, and ORM query building would cost more than it.
-    rows = fetch(
-        OWN_ASSIGNMENT_SQL.format(columns(Assignment, "a"), columns(Campaign, "c")),
-        [assignment_id, request.user.pk],
-    )
-    if not rows:
-        raise Http404("No such assignment.")
-    assignment = instance(Assignment, rows[0])
-    assignment.campaign = instance(Campaign, rows[0], len(Assignment._meta.concrete_fields))
-    return assignment
