@@ -155,6 +155,8 @@ class CampaignItem(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign", "pair"], name="item_unique_pair")
         ]
+        # The assignment plan walks a campaign's items in queue order.
+        indexes = [models.Index(fields=["campaign", "order_key"], name="item_queue_order")]
 
     def __str__(self) -> str:
         return f"{self.campaign_id}:{self.pair_id}"

@@ -80,7 +80,9 @@ TEMPLATES = [
 
 DATA_DIR = Path(os.environ.get("PRB_DATA_DIR", str(BASE_DIR / "var")))
 DEFAULT_SQLITE_URL = f"sqlite:///{DATA_DIR / 'prb_annotate.sqlite3'}"
-if "DATABASE_URL" not in os.environ:
+# Unset or empty (``DATABASE_URL= make test``) means the SQLite default.
+DATABASE_URL = os.environ.get("DATABASE_URL") or DEFAULT_SQLITE_URL
+if DATABASE_URL == DEFAULT_SQLITE_URL:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 
@@ -107,7 +109,7 @@ def database_settings(url: str) -> dict[str, Any]:
     return config
 
 
-DATABASES = {"default": database_settings(os.environ.get("DATABASE_URL", DEFAULT_SQLITE_URL))}
+DATABASES = {"default": database_settings(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

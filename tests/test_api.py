@@ -208,6 +208,10 @@ def test_it_adds_members(staff: Client, dataset: Dataset) -> None:
     missing = send(staff, "POST", url, {"username": "nobody"})
     assert missing.status_code == 400
     assert "username" in missing.json()["errors"]
+    # PostgreSQL refuses a NUL in a query: a field error, not a server error.
+    nul = send(staff, "POST", url, {"username": "car\x00ol"})
+    assert nul.status_code == 400
+    assert "username" in nul.json()["errors"]
 
 
 @pytest.fixture

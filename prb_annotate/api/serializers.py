@@ -210,8 +210,18 @@ class CampaignCreateSerializer(CampaignSerializer):
         read_only_fields = ["id", "status", "invite_token", "created_by", "created_at"]
 
 
+class UsernameField(serializers.SlugRelatedField):
+    """A user by username. A NUL character is refused before the lookup: no username holds
+    one, and PostgreSQL rejects it in a query with an error instead of finding nobody."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data)
+        return super().to_internal_value(data)
+
+
 class MembershipSerializer(serializers.ModelSerializer[Membership]):
-    username = serializers.SlugRelatedField(
+    username = UsernameField(
         source="user", slug_field="username", queryset=get_user_model().objects.all()
     )
 
