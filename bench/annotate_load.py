@@ -23,7 +23,8 @@ exactly once.
 
 With no pause between cycles, N annotators keep N requests in flight, so latency is N divided
 by throughput (Little's law); ``--think-ms`` gives the annotators reading time, as real ones
-have (about a minute per pair).
+have (about a minute per pair), drawn at random around that mean so that they do not move in
+step.
 
 ``--profile`` runs in one process through Django's test client on a campaign already 60 %
 annotated and prints queries, commits, transactions (commits plus statements run in
@@ -36,6 +37,7 @@ import hashlib
 import http.client
 import json
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -293,8 +295,16 @@ def annotator_loop(
     think_s: float = 0.0,
 ) -> None:
     """One simulated annotator: next, then submit, until the time is up; ``think_s`` is the
-    pause between a submit and the next request (reading the next pair)."""
+    mean pause between a submit and the next request (reading the next pair).
+
+    Pauses are drawn from an exponential distribution (seeded per annotator), and the first
+    comes before the first request: annotators who read independently, not a crowd that
+    starts together and stays in step, sending bursts of N requests at once.
+    """
+    pauses = random.Random(token)
     annotator = Annotator("127.0.0.1", port, token)
+    if think_s:
+        time.sleep(pauses.expovariate(1 / think_s))
     next_path = f"/api/campaigns/{campaign_id}/next/"
     next_ms, submit_ms, cycle_ms, accepted, errors = [], [], [], [], []
     while time.monotonic() < stop_at:
@@ -319,7 +329,7 @@ def annotator_loop(
         submit_ms.append((done - reserved) * 1000)
         cycle_ms.append((done - started) * 1000)
         if think_s:
-            time.sleep(think_s)
+            time.sleep(pauses.expovariate(1 / think_s))
     annotator.close()
     with LOCK:
         for key, values in (
@@ -599,7 +609,7 @@ def main() -> None:
         help="gunicorn threads per worker (default: 1 on SQLite, 4 on PostgreSQL)",
     )
     parser.add_argument(
-        "--think-ms", type=float, default=0, help="pause of each annotator between cycles"
+        "--think-ms", type=float, default=0, help="mean pause of each annotator between cycles"
     )
     parser.add_argument("--pg-url", default=DEFAULT_PG_URL)
     parser.add_argument(

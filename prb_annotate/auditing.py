@@ -14,7 +14,10 @@ import pandas as pd
 from django.db import connections, transaction
 from django.db.models import CharField, F, IntegerField, QuerySet, Value
 from django.db.models.expressions import Func
-from django.db.models.fields.json import KeyTextTransform
+from django.db.models.fields.json import (  # type: ignore[attr-defined]  # not in the stubs
+    KeyTextTransform,
+    compile_json_path,
+)
 from django.db.models.functions import Length
 
 from prb_annotate import audit
@@ -95,7 +98,7 @@ def annotations_frame(campaign: Campaign, items: pd.DataFrame | None = None) -> 
     caller has it) saves reading the answer lengths again.
     """
     quality = {
-        audit.quality_column(side, criterion): KeyTextTransform(criterion, f"quality_{side}")
+        audit.quality_column(side, criterion): RatingText(criterion, f"quality_{side}")
         for side in audit.SIDES
         for criterion in campaign.quality_criteria
     }
@@ -132,6 +135,19 @@ def annotations_frame(campaign: Campaign, items: pd.DataFrame | None = None) -> 
         ["pair_id", "annotator", "annotation_id"], kind="stable", ignore_index=True
     )
     return frame[[*audit.FRAME_COLUMNS, "revision", "annotated_at", *quality]]
+
+
+class RatingText(KeyTextTransform):
+    """A rating taken out of an annotation's JSON by the database.
+
+    On SQLite, plain JSON_EXTRACT: Django's generic form wraps it in a CASE that tells JSON
+    true / false / null apart, reading the document three times; a rating is a number or
+    missing, and the frame converts the column to numbers anyway.
+    """
+
+    def as_sqlite(self, compiler: Any, connection: Any, **extra_context: Any) -> Any:
+        lhs, params, key_transforms = self.preprocess_lhs(compiler, connection)
+        return f"JSON_EXTRACT({lhs}, %s)", (*params, compile_json_path(key_transforms))
 
 
 class UtcText(Func):

@@ -539,10 +539,21 @@ def pair_to_record(pair: PairFields) -> dict[str, Any]:
 
 
 def ordered(item: Any, order: tuple[str, ...]) -> Any:
-    """A profile post or rubric aspect with its keys in schema order, then the others sorted."""
+    """A profile post or rubric aspect with its keys in schema order, then the others sorted.
+
+    An item already in that order with plain values (the usual case: SQLite keeps the order
+    of the file) is given back as it is, not copied.
+    """
     if not isinstance(item, dict):
         return item
-    return {key: sorted_keys(item[key]) for key in key_order(tuple(item), order)}
+    keys = tuple(item)
+    layout = key_order(keys, order)
+    if layout == keys and all(type(value) in SCALARS for value in item.values()):
+        return item
+    return {key: sorted_keys(item[key]) for key in layout}
+
+
+SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 @functools.lru_cache(maxsize=1024)

@@ -336,3 +336,21 @@ def test_it_knows_the_answer_choices_of_the_model():
     """The pure audit's answer domains are the Annotation model's choices."""
     assert tuple(Annotation.RubricFit.values) == audit.RUBRIC_FIT
     assert tuple(Annotation.Differentiator.values) == audit.DIFFERENTIATOR
+
+
+def test_it_reads_ratings_of_criteria_with_any_name(dataset, raters):
+    """Criterion names are JSON keys, quoted in the database's JSON path: spaces, dots and
+    non-ASCII letters (the admin allows more than the API's identifiers) read back like plain
+    names; a missing rating is NaN."""
+    criteria = ["tone & style", "a.b", "clarté"]
+    campaign = make_campaign(dataset, name="odd names", quality_criteria=criteria)
+    item = item_for(campaign, 0)
+    rated = annotate(item, raters[0])
+    Annotation.objects.filter(pk=rated.pk).update(
+        quality_chosen={"tone & style": 4, "a.b": 3, "clarté": 1},
+        quality_rejected={"tone & style": 5},
+    )
+    row = annotations_frame(campaign).iloc[0]
+    assert [row[f"quality_chosen_{name}"] for name in criteria] == [4, 3, 1]
+    assert row["quality_rejected_tone & style"] == 5
+    assert math.isnan(row["quality_rejected_clarté"])
