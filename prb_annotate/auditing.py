@@ -149,6 +149,14 @@ class RatingText(KeyTextTransform):
         lhs, params, key_transforms = self.preprocess_lhs(compiler, connection)
         return f"JSON_EXTRACT({lhs}, %s)", (*params, compile_json_path(key_transforms))
 
+    def as_postgresql(self, compiler: Any, connection: Any, **extra_context: Any) -> Any:
+        # A number as float8, which the driver reads in C (text would be parsed again in
+        # Python); anything but a JSON number (ratings are stored as numbers) as NULL.
+        lhs, params, key_transforms = self.preprocess_lhs(compiler, connection)
+        value = f"({lhs} #> %s)"
+        sql = f"(CASE WHEN jsonb_typeof({value}) = 'number' THEN {value}::float8 END)"
+        return sql, (*params, key_transforms, *params, key_transforms)
+
 
 class UtcText(Func):
     """A time as ISO 8601 text in UTC, which pandas parses a whole column at a time.
@@ -207,13 +215,14 @@ def fetch_frame(
 
 
 def raw_rows(
-    queryset: QuerySet[Any, Any], chunk_rows: int = _FETCH_ROWS
+    queryset: QuerySet[Any, Any], chunk_rows: int = _FETCH_ROWS, *, server_side: bool = True
 ) -> tuple[list[str], Iterator[list[tuple[Any, ...]]]]:
     """The selected names of a ``values_list`` query in SQL order, and its rows in chunks.
 
-    The SQL runs on a plain (server-side where the database has them) cursor, skipping the
-    ORM's per-value converters and per-row objects: with hundreds of thousands of rows those
-    cost more than the query.
+    The SQL runs on a plain cursor, skipping the ORM's per-value converters and per-row
+    objects: with hundreds of thousands of rows those cost more than the query. The cursor is
+    a server-side one where the database has them, unless the caller knows the result is
+    small (``server_side=False`` saves PostgreSQL's DECLARE / FETCH / CLOSE round trips).
     """
     query = queryset.query
     # The order of the SQL's columns, which values_list() would otherwise restore per row.
@@ -221,7 +230,9 @@ def raw_rows(
     sql, params = query.sql_with_params()
 
     def chunks() -> Iterator[list[tuple[Any, ...]]]:
-        with connections[queryset.db].chunked_cursor() as cursor:
+        # The connection of the thread that reads (see ``readahead``), looked up there.
+        connection = connections[queryset.db]
+        with connection.chunked_cursor() if server_side else connection.cursor() as cursor:
             cursor.execute(sql, params)
             while rows := cursor.fetchmany(chunk_rows):
                 yield rows

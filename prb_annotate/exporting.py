@@ -189,7 +189,8 @@ def pair_chunks(pair_ids: list[int]) -> Iterator[tuple[list[int], list[tuple[Any
         wanted = pair_ids[start : start + CHUNK_ROWS]
         # No annotations in the query, so the SQL's columns come in the order asked for.
         _, chunks = raw_rows(
-            Pair.objects.filter(pk__in=wanted).order_by().values_list(*PairRow._fields)
+            Pair.objects.filter(pk__in=wanted).order_by().values_list(*PairRow._fields),
+            server_side=False,
         )
         yield wanted, [row for chunk in chunks for row in chunk]
 
