@@ -2,6 +2,7 @@
 match a plain count over every row, through reservations, submits, skips, expiries and raised
 targets."""
 
+import functools
 import random
 from datetime import timedelta
 
@@ -88,26 +89,21 @@ def test_it_proposes_what_a_full_count_would(db: None, monkeypatch) -> None:
             )
         asking = rng.choice(users)
         started, free = reference_plan(campaign, asking.pk, now)
-        plan = plan_for(
+        plan_now = functools.partial(
+            plan_for,
             campaign_id=campaign.pk,
             invite_token=campaign.invite_token,
             k=3,
             annotator_id=asking.pk,
             now=now,
         )
+        plan = plan_now()
         if step in (80, 160):
             # A raised target reaches the plans with the next plan from scratch; until then
             # the item is only offered later, never wrongly.
             assert set(plan.started) <= set(started), step
             assert set(plan.free) <= set(free), step
-            plan = plan_for(
-                campaign_id=campaign.pk,
-                invite_token=campaign.invite_token,
-                k=3,
-                annotator_id=asking.pk,
-                now=now,
-                exact=True,
-            )
+            plan = plan_now(exact=True)
         assert plan.started == started, step
         assert plan.free == free, step
     assert Assignment.objects.filter(status="submitted").count() > 120

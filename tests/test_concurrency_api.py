@@ -9,17 +9,15 @@ import threading
 
 import pytest
 from django.contrib.auth.models import User
-from django.db.models import Count, Q
 from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
-from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Dataset
+from prb_annotate.models import Annotation, Assignment, Dataset
 from tests.campaign_helpers import active_campaign, annotators, form_data
 from tests.conftest import make_pairs
-from tests.test_concurrency import run_threads
+from tests.test_concurrency import K, check_invariants, run_threads
 
-K = 3
 THREADS = 8
 CYCLES = 20
 
@@ -76,21 +74,6 @@ def test_the_api_keeps_every_invariant_under_concurrent_annotators() -> None:
     assert not errors, "\n".join(errors)
     assert len(accepted) > 60
     check_invariants(campaign, accepted)
-
-
-def check_invariants(campaign: Campaign, accepted: dict[str, int]) -> None:
-    regular = CampaignItem.objects.filter(campaign=campaign, kind=CampaignItem.Kind.REGULAR)
-    counts = regular.annotate(
-        submitted=Count("assignments", filter=Q(assignments__status="submitted"))
-    ).values_list("submitted", flat=True)
-    assert max(counts) <= K
-    pairs = list(Assignment.objects.filter(campaign=campaign).values_list("item", "annotator"))
-    assert len(pairs) == len(set(pairs))
-    stored = dict(
-        Annotation.objects.filter(assignment__campaign=campaign).values_list("client_token", "pk")
-    )
-    assert stored == accepted
-    assert not Annotation.objects.exclude(assignment__status="submitted").exists()
 
 
 @pytest.mark.django_db(transaction=True)
