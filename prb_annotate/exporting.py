@@ -63,10 +63,9 @@ VERDICTS = ("validated", "excluded", "undecided")
 SPLIT = "test"
 ANNOTATIONS = "annotations"
 # Records read from the database per round trip, and per Parquet row group (long texts: about
-# 10 MB a group). Annotation rows are short: 50,000 a slice (a few MB) keep the per-slice
-# pandas work small beside the per-row work.
+# 10 MB a group); annotation rows are short and go 10,000 at a time.
 CHUNK_ROWS = 2000
-ROW_GROUP_ROWS = 50_000
+ROW_GROUP_ROWS = 10_000
 # Bootstrap resamples for the agreement intervals in the manifest, seeded with the campaign seed.
 MANIFEST_RESAMPLES = 1000
 PSEUDONYM_RULE = "hmac-sha256(secret, campaign, user id)[:16]"
