@@ -563,8 +563,3 @@ def skip(
 
 def current_annotation(assignment: Assignment) -> Annotation | None:
     return Annotation.objects.filter(assignment=assignment, is_current=True).first()
-
-
-def annotation_history(assignment: Assignment) -> list[Annotation]:
-    """Every revision of the assignment's annotation, oldest first."""
-    return list(Annotation.objects.filter(assignment=assignment).order_by("revision"))

@@ -93,6 +93,11 @@ def test_it_lists_and_filters_pairs(staff: Client, dataset: Dataset) -> None:
     assert page["next"]
     found = staff.get(url, {"q": "Question 11"}).json()
     assert [pair["external_id"] for pair in found["results"]] == ["p0011"]
+    # An empty parameter is a mistake to report, not the default in disguise.
+    for blank in ({"page": ""}, {"category": ""}, {"q": "", "page_size": "5"}):
+        refused = staff.get(url, blank)
+        assert refused.status_code == 400, blank
+        assert next(iter(blank)) in refused.json()["errors"]
     pair = dataset.pairs.get(external_id="p0003")
     full = staff.get(f"{url}{pair.pk}/").json()
     assert full["rubric_aspects"]
@@ -262,6 +267,9 @@ def test_it_downloads_the_export(staff: Client, annotated: Campaign) -> None:
     bad = staff.get(url, {"format": "xlsx", "subset": "some"})
     assert bad.status_code == 400
     assert set(bad.json()["errors"]) == {"format", "subset"}
+    blank = staff.get(url, {"format": "", "subset": ""})
+    assert blank.status_code == 400
+    assert set(blank.json()["errors"]) == {"format", "subset"}
 
 
 def test_it_answers_errors_with_one_body_shape(staff: Client, dataset: Dataset) -> None:

@@ -244,17 +244,30 @@ class VerdictSerializer(serializers.Serializer):
     quality_medians = serializers.DictField()
 
 
-class VerdictFilterSerializer(serializers.Serializer):
+class QueryParameters(serializers.Serializer):
+    """Query parameters. One given empty (``?format=``) is an error: read as a form, an empty
+    value means "not given", which would quietly answer with the default instead."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        blank = [str(name) for name in self.fields if data.get(name) == ""]
+        if blank:
+            raise serializers.ValidationError(
+                {name: ["Give a value, or leave the parameter out."] for name in blank}
+            )
+        return super().to_internal_value(data)
+
+
+class VerdictFilterSerializer(QueryParameters):
     category = serializers.CharField(required=False, max_length=200)
     verdict = serializers.ChoiceField(choices=VERDICT_CHOICES, required=False)
 
 
-class PairFilterSerializer(serializers.Serializer):
+class PairFilterSerializer(QueryParameters):
     category = serializers.CharField(required=False, max_length=200)
     q = serializers.CharField(required=False, max_length=200, help_text="Text search.")
 
 
-class AuditQuerySerializer(serializers.Serializer):
+class AuditQuerySerializer(QueryParameters):
     resamples = serializers.IntegerField(
         min_value=0,
         max_value=MAX_RESAMPLES,
@@ -279,7 +292,7 @@ class AgreementSerializer(serializers.Serializer):
     )
 
 
-class ExportQuerySerializer(serializers.Serializer):
+class ExportQuerySerializer(QueryParameters):
     subset = serializers.ChoiceField(choices=SUBSETS, default="validated")
     format = serializers.ChoiceField(choices=FORMATS, default="jsonl")
     with_validation = serializers.BooleanField(

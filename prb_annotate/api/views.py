@@ -56,6 +56,12 @@ class Pagination(PageNumberPagination):
             )
         return int(raw)
 
+    def get_page_number(self, request: Request, paginator: Any) -> Any:
+        # DRF reads an empty page as the first one; say it is wrong instead.
+        if request.query_params.get(self.page_query_param) == "":
+            raise serializers.ValidationError({"page": ["A whole number from 1."]})
+        return super().get_page_number(request, paginator)
+
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         parameters = super().get_schema_operation_parameters(view)
         for parameter in parameters:
