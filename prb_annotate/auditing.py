@@ -6,13 +6,13 @@ changes: an extra annotator for a split vote.
 """
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from django.db import connections, transaction
-from django.db.models import CharField, F, IntegerField, QuerySet, Value
+from django.db.models import BooleanField, CharField, F, IntegerField, QuerySet, Value
 from django.db.models.expressions import Func
 from django.db.models.fields.json import (  # type: ignore[attr-defined]  # not in the stubs
     KeyTextTransform,
@@ -84,7 +84,13 @@ def thresholds_for(campaign: Campaign) -> Thresholds:
     )
 
 
-def annotations_frame(campaign: Campaign, items: pd.DataFrame | None = None) -> pd.DataFrame:
+def annotations_frame(
+    campaign: Campaign,
+    items: pd.DataFrame | None = None,
+    *,
+    only_items: bool = False,
+    kind: str | None = None,
+) -> pd.DataFrame:
     """One row per current annotation of the campaign, in dataset orientation.
 
     Only each submitted assignment's current revision counts. Columns: those of
@@ -95,7 +101,9 @@ def annotations_frame(campaign: Campaign, items: pd.DataFrame | None = None) -> 
     ``quality_chosen_<criterion>`` / ``quality_rejected_<criterion>`` column per criterion of
     the campaign (NaN where a rating is missing). Gold items are included (``item_kind``).
     Rows come by pair id, annotator and annotation id. ``items`` (``items_frame``, when the
-    caller has it) saves reading the answer lengths again.
+    caller has it) saves reading the answer lengths again; with ``only_items``, they are the
+    only items whose annotations are read (a slice of the campaign, read in one query), and
+    ``kind`` reads only the annotations of that kind of item.
     """
     quality = {
         audit.quality_column(side, criterion): RatingText(criterion, f"quality_{side}")
@@ -109,13 +117,21 @@ def annotations_frame(campaign: Campaign, items: pd.DataFrame | None = None) -> 
         f"_rating_{n}": expression for n, expression in enumerate(quality.values())
     }
     aliases |= {f"_{column}": UtcText(lookup) for column, lookup in _ANNOTATION_TIMES.items()}
+    annotations = Annotation.objects.filter(
+        assignment__status=Assignment.Status.SUBMITTED, is_current=True
+    )
+    if only_items:
+        if items is None:
+            raise ValueError("only_items needs the items")
+        # The items are the campaign's: naming the campaign as well would let the database
+        # pick its index and scan every assignment of the campaign for each slice.
+        annotations = annotations.filter(IdIn("assignment__item_id", items["item_id"].tolist()))
+    else:
+        annotations = annotations.filter(assignment__campaign=campaign)
+    if kind is not None:
+        annotations = annotations.filter(assignment__item__kind=kind)
     queryset = (
-        Annotation.objects.filter(
-            assignment__campaign=campaign,
-            assignment__status=Assignment.Status.SUBMITTED,
-            is_current=True,
-        )
-        .annotate(**aliases)
+        annotations.annotate(**aliases)
         .order_by()
         .values_list(*_ANNOTATION_FIELDS.values(), *aliases)
     )
@@ -123,7 +139,9 @@ def annotations_frame(campaign: Campaign, items: pd.DataFrame | None = None) -> 
         **{lookup: column for column, lookup in _ANNOTATION_FIELDS.items()},
         **dict(zip(aliases, [*quality, *_ANNOTATION_TIMES], strict=True)),
     }
-    frame = fetch_frame(queryset, columns, lambda chunk: _convert_columns(chunk, list(quality)))
+    frame = fetch_frame(
+        queryset, columns, lambda chunk: _convert_columns(chunk, list(quality)), small=only_items
+    )
     by_item = (items if items is not None else items_frame(campaign)).set_index("item_id")
     # Lengths are per pair: taken from the items, not measured again for every annotation.
     rows = by_item.index.get_indexer(frame["item_id"])
@@ -135,6 +153,35 @@ def annotations_frame(campaign: Campaign, items: pd.DataFrame | None = None) -> 
         ["pair_id", "annotator", "annotation_id"], kind="stable", ignore_index=True
     )
     return frame[[*audit.FRAME_COLUMNS, "revision", "annotated_at", *quality]]
+
+
+class IdIn(Func):
+    """``column IN (ids)`` with the ids sent as one parameter: an array on PostgreSQL, JSON
+    text on SQLite.
+
+    Django's ``__in`` gives every id its own placeholder, prepared one by one, and the driver
+    then parses a query with thousands of them: for a slice of a campaign (thousands of ids,
+    every few hundred milliseconds) that costs as much as the rows it reads.
+    """
+
+    output_field = BooleanField()
+    conditional = True
+
+    def __init__(self, column: str, ids: Collection[int]) -> None:
+        super().__init__(F(column))
+        self.ids = [int(value) for value in ids]
+
+    def as_sql(  # type: ignore[override]  # takes no function, template or joiner
+        self, compiler: Any, connection: Any, **extra: Any
+    ) -> Any:
+        # ``column`` is the compiled, quoted column; the ids travel as a parameter.
+        column, params = compiler.compile(self.source_expressions[0])
+        sql = f"{column} IN (SELECT value FROM json_each(%s))"  # noqa: S608
+        return sql, (*params, json.dumps(self.ids))
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        column, params = compiler.compile(self.source_expressions[0])
+        return f"{column} = ANY(%s::bigint[])", (*params, self.ids)
 
 
 class RatingText(KeyTextTransform):
@@ -193,17 +240,21 @@ def fetch_frame(
     queryset: QuerySet[Any, Any],
     columns: dict[str, str],
     convert: Callable[[pd.DataFrame], None],
+    *,
+    small: bool = False,
 ) -> pd.DataFrame:
     """The rows of a ``values_list`` query as a frame, its columns renamed by ``columns``
     (selected name -> column) and typed by ``convert``, one chunk at a time (see ``raw_rows``).
 
     Each chunk becomes typed columns as soon as it arrives, so the driver's Python objects
-    (a few hundred bytes a row) never exist for more than one chunk at once.
+    (a few hundred bytes a row) never exist for more than one chunk at once. A ``small``
+    result (a slice of a campaign) is read on a plain cursor in the caller's thread: a
+    server-side cursor and a reading thread cost more than they save for a few thousand rows.
     """
-    names, chunks = raw_rows(queryset)
+    names, chunks = raw_rows(queryset, server_side=not small)
     renamed = [columns[name] for name in names]
     parts = []
-    for rows in read_ahead(chunks, queryset.db):
+    for rows in chunks if small else read_ahead(chunks, queryset.db):
         part = pd.DataFrame.from_records(rows, columns=renamed)
         convert(part)
         parts.append(part)
@@ -253,15 +304,26 @@ def _length(field: str, measured: bool) -> Func | Value:
     return Length(field) if measured else Value(None, IntegerField())
 
 
-def items_frame(campaign: Campaign, *, lengths: bool = True) -> pd.DataFrame:
-    """Every item of the campaign with the annotations it requires (k + extra).
+def items_frame(
+    campaign: Campaign,
+    *,
+    lengths: bool = True,
+    pair_ids: Collection[int] | None = None,
+    kind: str | None = None,
+) -> pd.DataFrame:
+    """Every item of the campaign with the annotations it requires (k + extra), by pair id.
 
     ``lengths=False`` leaves ``chosen_len`` / ``rejected_len`` empty: measuring them reads
     every answer's text, which only the report's length analysis needs, not the verdicts.
+    ``pair_ids`` (a slice of the campaign) or ``kind`` keep only those items.
     """
+    items = CampaignItem.objects.filter(campaign=campaign)
+    if pair_ids is not None:
+        items = items.filter(IdIn("pair_id", pair_ids))
+    if kind is not None:
+        items = items.filter(kind=kind)
     queryset = (
-        CampaignItem.objects.filter(campaign=campaign)
-        .annotate(
+        items.annotate(
             chosen_len=_length("pair__chosen", lengths),
             rejected_len=_length("pair__rejected", lengths),
         )
@@ -280,7 +342,8 @@ def items_frame(campaign: Campaign, *, lengths: bool = True) -> pd.DataFrame:
             for value in chunk["gold_answers"]
         ]
 
-    return fetch_frame(queryset, columns, convert)[list(audit.ITEM_COLUMNS)]
+    frame = fetch_frame(queryset, columns, convert, small=pair_ids is not None)
+    return frame[list(audit.ITEM_COLUMNS)]
 
 
 def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:

@@ -13,17 +13,18 @@ Everything written is a function of the database state: rows are ordered by reco
 (byte order, the same on SQLite and PostgreSQL), JSON keys keep the record's own order, and no
 file carries the time of the export, so exporting twice gives byte-identical folders.
 
-Pairs are read in chunks and written as they come (JSON Lines line by line, Parquet in row
-groups, CSV row by row). What is held for the whole campaign is what the audit itself needs:
-its annotations frame, read once for the verdicts, the agreement summary and the annotations
-file. The export is written into a hidden folder beside ``DIR`` and moved into place at the
-end, so a failed export never leaves a half-written folder.
+The campaign's regular pairs are taken by record id in slices (``export_slices``): each slice
+is audited and encoded on its own, in this process or, with ``workers``, in worker processes,
+and its rows are appended to the files as the slices come back in order. Memory therefore does
+not grow with the campaign, except for the counted answers the agreement bootstrap needs (a
+few dozen bytes per annotation). The export is written into a hidden folder beside ``DIR`` and
+moved into place at the end, so a failed export never leaves a half-written folder.
 """
 
+import contextlib
 import csv
 import hashlib
 import hmac
-import itertools
 import json
 import pickle
 import re
@@ -31,51 +32,54 @@ import secrets
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Callable, Collection, Iterable, Iterator
+from array import array
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, NamedTuple, Protocol
+from typing import IO, Any, Protocol
 
-import numpy as np
-import orjson
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from django.conf import settings
+from django.db.models import CharField, QuerySet
+from django.db.models.expressions import Func
 from django.utils.text import slugify
 
 import prb_annotate
 from prb_annotate import audit
-from prb_annotate.auditing import (
-    PairVerdict,
-    annotations_frame,
-    items_frame,
-    raw_rows,
-    thresholds_for,
+from prb_annotate.auditing import annotations_frame, items_frame, raw_rows, thresholds_for
+from prb_annotate.export_slices import (
+    ARROW_FAILURES,
+    SLICE_PAIRS,
+    VERDICTS,
+    Columns,
+    ExportError,
+    Record,
+    SliceOptions,
+    SliceResult,
+    SliceTask,
+    annotation_schema,
+    compact_answers,
+    export_slice,
+    record_json,
+    run_slice,
 )
-from prb_annotate.models import Annotation, Campaign, CampaignItem, Pair
-from prb_annotate.readahead import read_ahead
-from prb_annotate.records import pair_to_record
+from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
+from prb_annotate.processes import can_share_work, ordered_map
+
+__all__ = ["ExportError", "config_names", "export_split", "export_zip", "pseudonym"]
 
 SUBSETS = ("validated", "excluded", "all")
 FORMATS = ("jsonl", "parquet", "csv")
-VERDICTS = ("validated", "excluded", "undecided")
 SPLIT = "test"
 ANNOTATIONS = "annotations"
-# Records read from the database per round trip, and per Parquet row group (long texts: about
-# 10 MB a group); annotation rows are short and go 10,000 at a time.
-CHUNK_ROWS = 2000
-ROW_GROUP_ROWS = 10_000
+# Records per Parquet row group (long texts: about 20 MB a group).
+ROW_GROUP_ROWS = 2000
 # Bootstrap resamples for the agreement intervals in the manifest, seeded with the campaign seed.
 MANIFEST_RESAMPLES = 1000
 PSEUDONYM_RULE = "hmac-sha256(secret, campaign, user id)[:16]"
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
-
-Record = dict[str, Any]
-
-
-class ExportError(Exception):
-    """The export cannot be made as asked; nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -128,238 +132,126 @@ def config_names(categories: Iterable[str]) -> dict[str, str]:
     return names
 
 
-def in_subset(verdict: PairVerdict, subset: str) -> bool:
-    # "excluded" is every pair that did not pass: failed, or still undecided. The record's
-    # validation.verdict tells which.
-    if subset == "validated":
-        return verdict.verdict == "validated"
-    if subset == "excluded":
-        return verdict.verdict != "validated"
-    return True
+# --- what to export ------------------------------------------------------------------------
 
 
-def validation_object(verdict: PairVerdict) -> Record:
-    # The audit gives plain values: labels or None, float medians or None (never NaN).
-    return {
-        "n_annotations": int(verdict.n_annotations),
-        "majority": dict(verdict.majority),
-        "quality_medians": {
-            side: dict(medians) for side, medians in verdict.quality_medians.items()
-        },
-        "verdict": verdict.verdict,
-        "reasons": list(verdict.reasons),
-    }
+@dataclass(frozen=True)
+class ExportPlan:
+    """What is known before the slices: the shared options and the pairs, by record id."""
+
+    options: SliceOptions
+    pair_ids: array  # of int64
+    categories: list[str]
+
+    def tasks(self) -> Iterator[SliceTask]:
+        for start in range(0, len(self.pair_ids), SLICE_PAIRS):
+            yield SliceTask(self.options, tuple(self.pair_ids[start : start + SLICE_PAIRS]))
 
 
-class PairRow(NamedTuple):
-    """The fields of a Pair that an export reads, without building the model."""
+class ByteOrder(Func):
+    """Text compared byte by byte, which is how Python compares str (by code point, the order
+    of UTF-8 bytes): SQLite's default, and PostgreSQL's "C" collation."""
 
-    pk: int
-    external_id: str
-    category: str
-    question: str
-    narrative: str
-    chosen: str
-    rejected: str
-    profile: Any
-    rubric_aspects: Any
-    extra: Any
+    output_field = CharField()
+    template = "%(expressions)s"
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return self.as_sql(compiler, connection, template='%(expressions)s COLLATE "C"')
 
 
-# The JSON columns come last: both databases hand them over as text (Django reads
-# PostgreSQL's jsonb as text), which orjson decodes far faster than the ORM would.
-JSON_FIELDS = 3
+def regular_pairs_by_record_id(campaign: Campaign) -> tuple[array, list[str]]:
+    """The campaign's regular pairs sorted by record id, and their distinct categories."""
+    queryset: QuerySet[Any, Any] = (
+        CampaignItem.objects.filter(campaign=campaign, kind=CampaignItem.Kind.REGULAR)
+        .order_by(ByteOrder("pair__external_id"))
+        .values_list("pair_id", "pair__category")
+    )
+    pair_ids = array("q")
+    categories: set[str] = set()
+    _, chunks = raw_rows(queryset)
+    for rows in chunks:
+        pair_ids.extend(row[0] for row in rows)
+        categories.update(row[1] for row in rows)
+    return pair_ids, sorted(categories)
 
 
-def exported_ids(verdicts: dict[int, PairVerdict], subset: str, category: str) -> list[int]:
-    """The pairs of one category to export, by record id in code point order (Python's string
-    order, which is the byte order of the UTF-8 files on every database)."""
-    chosen = [
-        verdict
-        for verdict in verdicts.values()
-        if verdict.category == category and in_subset(verdict, subset)
-    ]
-    return [verdict.pair_id for verdict in sorted(chosen, key=lambda v: v.external_id)]
+def gold_exclusions(campaign: Campaign) -> frozenset[str]:
+    """Annotators below the campaign's minimum gold accuracy, from the gold items alone."""
+    if campaign.min_gold_accuracy is None:
+        return frozenset()
+    gold = items_frame(campaign, lengths=False, kind=CampaignItem.Kind.GOLD)
+    if gold.empty:
+        return frozenset()
+    frame = annotations_frame(campaign, gold, kind=CampaignItem.Kind.GOLD)
+    return frozenset(audit.annotators_below_gold(frame, gold, campaign.min_gold_accuracy))
 
 
-def pair_chunks(pair_ids: list[int]) -> Iterator[tuple[list[int], list[tuple[Any, ...]]]]:
-    """The pairs' rows as the database gives them, CHUNK_ROWS at a time by primary key (a sort
-    in the database would carry every answer's text through it), with the ids asked for."""
-    for start in range(0, len(pair_ids), CHUNK_ROWS):
-        wanted = pair_ids[start : start + CHUNK_ROWS]
-        # No annotations in the query, so the SQL's columns come in the order asked for.
-        _, chunks = raw_rows(
-            Pair.objects.filter(pk__in=wanted).order_by().values_list(*PairRow._fields),
-            server_side=False,
-        )
-        yield wanted, [row for chunk in chunks for row in chunk]
+def campaign_annotators(campaign: Campaign) -> dict[int, str]:
+    """Everyone who was handed an item of the campaign: id -> username."""
+    return dict(
+        Assignment.objects.filter(campaign=campaign)
+        .order_by()
+        .values_list("annotator_id", "annotator__username")
+        .distinct()
+    )
 
 
-def pair_rows(pair_ids: list[int]) -> Iterator[PairRow]:
-    """The pairs, in the order given; the next chunk is read while this one is decoded."""
-    for wanted, rows in read_ahead(pair_chunks(pair_ids)):
-        found: dict[int, PairRow] = {}
-        for row in rows:
-            decoded = [orjson.loads(text) for text in row[-JSON_FIELDS:]]
-            found[row[0]] = PairRow(*row[:-JSON_FIELDS], *decoded)
-        yield from (found[pair_id] for pair_id in wanted)
+def plan_export(campaign: Campaign, subset: str, fmt: str, with_validation: bool) -> ExportPlan:
+    pair_ids, categories = regular_pairs_by_record_id(campaign)
+    annotators = campaign_annotators(campaign)
+    options = SliceOptions(
+        campaign_id=campaign.pk,
+        subset=subset,
+        fmt=fmt,
+        with_validation=with_validation,
+        excluded_annotators=gold_exclusions(campaign),
+        pseudonyms={user_id: pseudonym(campaign.pk, user_id) for user_id in annotators},
+        annotators=tuple(sorted(annotators.values())),
+    )
+    return ExportPlan(options, pair_ids, categories)
 
 
-def iter_records(
-    verdicts: dict[int, PairVerdict],
-    subset: str,
-    category: str,
-    *,
-    with_validation: bool = False,
-) -> Iterator[Record]:
-    """The exported records of one category, by record id."""
-    for pair in pair_rows(exported_ids(verdicts, subset, category)):
-        record = pair_to_record(pair)
-        if with_validation:
-            if "validation" in record:
-                raise ExportError(
-                    f"Record {pair.external_id} already has a field named 'validation'; "
-                    "export it without the validation object."
-                )
-            record["validation"] = validation_object(verdicts[pair.pk])
-        yield record
-
-
-def annotation_columns(criteria: list[str]) -> list[str]:
-    return [
-        "id",
-        "category",
-        "annotator",
-        "counted",
-        "revision",
-        "chosen_position",
-        *(f"quality_chosen_{name}" for name in criteria),
-        *(f"quality_rejected_{name}" for name in criteria),
-        "rubric_fit",
-        "rubric_fit_position",
-        "differentiator",
-        "confidence",
-        "flagged",
-        "comment",
-        "time_on_task_ms",
-        "submitted_at",
-        "annotated_at",
-    ]
-
-
-def _plain_column(values: pd.Series, kind: str) -> pd.Series:
-    """A frame column as JSON-ready Python values: whole numbers as int, missing as None,
-    times as ISO 8601 UTC with microseconds (one fixed width, so the bytes never vary)."""
-    missing = values.isna()
-    if kind == "int":
-        converted = pd.to_numeric(values).astype("Int64").astype(object)
-    elif kind == "time":
-        instants = pd.to_datetime(values, utc=True).dt.tz_localize(None).to_numpy("datetime64[us]")
-        text = np.char.add(np.datetime_as_string(instants, unit="us"), "Z")
-        converted = pd.Series(text, index=values.index, dtype=object)
-    elif kind == "bool":
-        converted = values.astype(bool).astype(object)
+def slice_results(campaign: Campaign, plan: ExportPlan, workers: int) -> Iterator[SliceResult]:
+    """Every slice's result, in record-id order: from worker processes where they can read
+    what this process sees, else computed here."""
+    if workers > 1 and can_share_work():
+        yield from ordered_map(run_slice, plan.tasks(), workers=workers)
     else:
-        converted = values.astype(object)
-    return converted.where(~missing, None)
+        yield from (export_slice(campaign, task) for task in plan.tasks())
 
 
-def annotation_slices(
-    campaign: Campaign, read: "AuditRead", exported: Collection[int]
-) -> Iterator[pd.DataFrame]:
-    """One row per current annotation of an exported pair, in dataset orientation, taken from
-    the audit's annotations frame in slices of ROW_GROUP_ROWS, each converted to plain values
-    on its own (only the sort order is computed for all rows at once).
+# --- agreement and counts ------------------------------------------------------------------
 
-    ``counted`` is False for annotators the audit left out (gold accuracy below the campaign's
-    minimum). Ordered by record id, then pseudonym: the order says nothing about who answered
-    first.
+
+def add_counts(total: dict[str, dict[str, int]], part: dict[str, dict[str, int]]) -> None:
+    for category, row in part.items():
+        into = total.setdefault(category, dict.fromkeys(row, 0))
+        for key, value in row.items():
+            into[key] += value
+
+
+def agreement_summary(
+    campaign: Campaign,
+    counted: pd.DataFrame,
+    counts: dict[str, dict[str, int]],
+    *,
+    resamples: int = MANIFEST_RESAMPLES,
+) -> dict[str, Any]:
+    """Agreement per question with bootstrap intervals, and the validated shares.
+
+    The same statistics as the audit page (a test checks they agree): the bootstrap is seeded
+    with the campaign's seed, and shares are over decided pairs, as ``audit.validity_summary``
+    has them.
     """
-    criteria = list(campaign.quality_criteria)
-    frame = read.frame
-    keep = (frame["item_kind"] == CampaignItem.Kind.REGULAR) & frame["pair_id"].isin(exported)
-    positions = np.flatnonzero(keep.to_numpy(dtype=bool))
-    annotator_ids = frame["annotator_id"].to_numpy()[positions]
-    names = {user_id: pseudonym(campaign.pk, int(user_id)) for user_id in set(annotator_ids)}
-    keys = pd.DataFrame(
-        {
-            "id": frame["external_id"].to_numpy()[positions],
-            "annotator": [names[user_id] for user_id in annotator_ids],
-        }
-    )
-    # Python string order is code point order, the byte order of the data files.
-    order = positions[keys.sort_values(["id", "annotator"], kind="stable").index.to_numpy()]
-    kinds = {"revision": "int", "time_on_task_ms": "int", "flagged": "bool"}
-    kinds |= {"submitted_at": "time", "annotated_at": "time"}
-    kinds |= {f"quality_{side}_{c}": "int" for side in ("chosen", "rejected") for c in criteria}
-    excluded = list(read.excluded_annotators)
-    for start in range(0, len(order), ROW_GROUP_ROWS):
-        rows = frame.iloc[order[start : start + ROW_GROUP_ROWS]]
-        yield pd.DataFrame(
-            {
-                "id": _plain_column(rows["external_id"], "str"),
-                "category": _plain_column(rows["category"], "str"),
-                "annotator": rows["annotator_id"].map(names).astype(object),
-                "counted": (~rows["annotator"].isin(excluded)).astype(object),
-                **{
-                    column: _plain_column(rows[column], kinds.get(column, "str"))
-                    for column in annotation_columns(criteria)[4:]
-                },
-            }
-        )
-
-
-def frame_rows(slices: Iterable[pd.DataFrame]) -> Iterator[Record]:
-    for table in slices:
-        columns = list(table.columns)
-        values = [table[column].tolist() for column in columns]
-        for row in zip(*values, strict=True):
-            yield dict(zip(columns, row, strict=True))
-
-
-def annotation_schema(criteria: list[str]) -> pa.Schema:
-    types = {
-        "counted": pa.bool_(),
-        "revision": pa.int32(),
-        "flagged": pa.bool_(),
-        "time_on_task_ms": pa.int64(),
-    }
-    for name in criteria:
-        types[f"quality_chosen_{name}"] = pa.int16()
-        types[f"quality_rejected_{name}"] = pa.int16()
-    return pa.schema(
-        [(name, types.get(name, pa.string())) for name in annotation_columns(criteria)]
-    )
-
-
-@dataclass
-class AuditRead:
-    """What the export needs from the audit, from one read of the campaign's annotations."""
-
-    frame: pd.DataFrame
-    verdicts: dict[int, PairVerdict]
-    excluded_annotators: set[str]
-    agreement: dict[str, Any]
-
-
-def read_audit(campaign: Campaign, *, resamples: int = MANIFEST_RESAMPLES) -> AuditRead:
-    """The verdict of every regular pair, the agreement summary and the annotations frame.
-
-    The same steps as ``auditing.campaign_verdicts`` and ``auditing.campaign_audit`` (a test
-    checks that the results agree), composed here so that the annotations are read from the
-    database once instead of twice, and without the parts of the full report the manifest
-    does not show. The bootstrap is seeded with the campaign's seed, like the audit page.
-    """
-    items = items_frame(campaign, lengths=False)
-    frame = annotations_frame(campaign, items)
-    settings_ = thresholds_for(campaign)
-    excluded = audit.annotators_below_gold(frame, items, settings_.min_gold_accuracy)
-    verdicts = audit.pair_verdicts(frame, settings_, items=items, excluded_annotators=excluded)
-    counted = audit.counted_annotations(frame, items, excluded)
     questions = audit.agreement_by_question(
-        counted, settings_, resamples=resamples, seed=campaign.seed
+        counted, thresholds_for(campaign), resamples=resamples, seed=campaign.seed
     )
-    validity = audit.validity_summary(verdicts)
+
+    def share(rows: Collection[dict[str, int]]) -> dict[str, Any]:
+        validated = sum(row["validated"] for row in rows)
+        decided = validated + sum(row["excluded"] for row in rows)
+        return audit.share_with_interval(validated, decided)
+
     summary = {
         "resamples": resamples,
         "seed": campaign.seed,
@@ -380,47 +272,215 @@ def read_audit(campaign: Campaign, *, resamples: int = MANIFEST_RESAMPLES) -> Au
             }
             for question in questions
         ],
-        "validated_share": validity["overall"]["validated_share"],
+        "validated_share": share(counts.values()),
         "validated_share_by_category": {
-            row["category"]: row["validated_share"] for row in validity["per_category"]
+            category: share([row]) for category, row in sorted(counts.items())
         },
     }
-    return AuditRead(frame, verdicts, set(excluded), audit.jsonable(summary))
+    return audit.jsonable(summary)
+
+
+def counted_answers(campaign: Campaign, parts: list[pd.DataFrame]) -> pd.DataFrame:
+    if parts:
+        return pd.concat(parts, ignore_index=True)
+    # No regular pair at all: the same columns, empty.
+    columns = [
+        "pair_id",
+        "annotator",
+        *(q.column for q in audit.questions(thresholds_for(campaign))),
+    ]
+    return compact_answers(pd.DataFrame({column: [] for column in columns}), campaign, ())
 
 
 # --- writing -------------------------------------------------------------------------------
 
 
-def record_bytes(record: Any) -> bytes:
-    """A record as one line of JSON: its own key order, no whitespace, UTF-8 as is, so stable
-    data gives stable bytes. orjson cannot write integers beyond 64 bits, which a record's
-    unknown fields may hold; the standard library writes those records instead."""
-    try:
-        return orjson.dumps(record)
-    except orjson.JSONEncodeError:
-        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return text.encode("utf-8")
+class DataFile(Protocol):
+    """A file written from the slices' payloads, in slice order."""
 
+    def add(self, payload: Any, rows: int) -> None: ...
 
-def record_json(record: Any) -> str:
-    return record_bytes(record).decode("utf-8")
-
-
-class RowSink(Protocol):
-    def write(self, rows: list[Record]) -> None: ...
+    def finish(self) -> ExportedFile: ...
 
     def close(self) -> None: ...
 
 
-class JsonlSink:
-    def __init__(self, path: Path) -> None:
-        self.file = path.open("wb")
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        while block := file.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
 
-    def write(self, rows: list[Record]) -> None:
-        self.file.write(b"".join(record_bytes(row) + b"\n" for row in rows))
+
+class JsonlFile:
+    """JSON Lines appended as they come, hashed on the way in."""
+
+    def __init__(self, root: Path, relative: str) -> None:
+        self.relative, self.path = relative, root / relative
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = self.path.open("wb")
+        self.digest = hashlib.sha256()
+        self.rows = 0
+
+    def add(self, payload: bytes, rows: int) -> None:
+        self.file.write(payload)
+        self.digest.update(payload)
+        self.rows += rows
+
+    def finish(self) -> ExportedFile:
+        self.file.close()
+        size = self.path.stat().st_size
+        return ExportedFile(self.relative, self.rows, self.digest.hexdigest(), size)
 
     def close(self) -> None:
         self.file.close()
+
+
+class Spool:
+    """Payloads kept in a private temporary file until the file's columns are all known."""
+
+    def __init__(self, folder: Path) -> None:
+        # Closed by close(), which the export calls whether it succeeds or fails.
+        self.file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115
+
+    def add(self, payload: Any) -> None:
+        pickle.dump(payload, self.file, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def __iter__(self) -> Iterator[Any]:
+        self.file.seek(0)
+        while True:
+            try:
+                # Safe: the file is private to this export and holds only what add() wrote.
+                yield pickle.load(self.file)  # noqa: S301
+            except EOFError:
+                return
+
+    def close(self) -> None:
+        self.file.close()
+
+
+class ParquetRecordsFile:
+    """Records as Parquet: the slices' Arrow columns are spooled while their types are merged
+    into one schema, then cast to it and written in row groups of about ROW_GROUP_ROWS."""
+
+    def __init__(self, root: Path, relative: str, row_group_rows: int = ROW_GROUP_ROWS) -> None:
+        self.relative, self.path = relative, root / relative
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.spool = Spool(root)
+        self.schema = ParquetSchema()
+        self.rows = 0
+        self.row_group_rows = row_group_rows
+
+    def add(self, payload: Columns, rows: int) -> None:
+        self.schema.add(payload)
+        self.spool.add((rows, payload))
+        self.rows += rows
+
+    def finish(self) -> ExportedFile:
+        final, as_json = self.schema.schema(), self.schema.as_json()
+        with pq.ParquetWriter(self.path, final) as writer:
+            group: list[pa.Table] = []
+            for length, columns in self.spool:
+                arrays = [
+                    final_column(columns.get(field.name), field, field.name in as_json, length)
+                    for field in final
+                ]
+                group.append(pa.Table.from_arrays(arrays, schema=final))
+                if sum(len(table) for table in group) >= self.row_group_rows:
+                    writer.write_table(pa.concat_tables(group))
+                    group = []
+            if group:
+                writer.write_table(pa.concat_tables(group))
+        self.spool.close()
+        return ExportedFile(
+            self.relative, self.rows, file_sha256(self.path), self.path.stat().st_size
+        )
+
+    def close(self) -> None:
+        self.spool.close()
+
+
+class ParquetTableFile:
+    """A table with a fixed schema (the annotations): each slice's rows are one row group."""
+
+    def __init__(self, root: Path, relative: str, schema: pa.Schema) -> None:
+        self.relative, self.path = relative, root / relative
+        self.writer = pq.ParquetWriter(self.path, schema)
+        self.rows = 0
+
+    def add(self, payload: pa.Table, rows: int) -> None:
+        if rows:
+            self.writer.write_table(payload)
+        self.rows += rows
+
+    def finish(self) -> ExportedFile:
+        self.writer.close()
+        return ExportedFile(
+            self.relative, self.rows, file_sha256(self.path), self.path.stat().st_size
+        )
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class CsvFile:
+    """Records as CSV, one column per key found in any record (in order of appearance):
+    spooled until every key is known, or written at once when the columns are given."""
+
+    def __init__(self, root: Path, relative: str, columns: list[str] | None = None) -> None:
+        self.relative, self.path = relative, root / relative
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.spool = Spool(root) if columns is None else None
+        self.sink = None if columns is None else CsvSink(self.path, columns)
+        self.columns: dict[str, None] = {}
+        self.rows = 0
+
+    def add(self, payload: list[Record], rows: int) -> None:
+        if self.sink is not None:
+            self.sink.write(payload)
+        else:
+            assert self.spool is not None
+            for row in payload:
+                self.columns.update(dict.fromkeys(row))
+            self.spool.add(payload)
+        self.rows += rows
+
+    def finish(self) -> ExportedFile:
+        if self.spool is not None:
+            self.sink = CsvSink(self.path, list(self.columns))
+            for payload in self.spool:
+                self.sink.write(payload)
+            self.spool.close()
+        assert self.sink is not None
+        self.sink.close()
+        return ExportedFile(
+            self.relative, self.rows, file_sha256(self.path), self.path.stat().st_size
+        )
+
+    def close(self) -> None:
+        if self.spool is not None:
+            self.spool.close()
+        if self.sink is not None:
+            self.sink.close()
+
+
+def records_file(root: Path, relative: str, fmt: str) -> DataFile:
+    if fmt == "jsonl":
+        return JsonlFile(root, relative)
+    if fmt == "parquet":
+        return ParquetRecordsFile(root, relative)
+    return CsvFile(root, relative)
+
+
+def annotations_file(root: Path, fmt: str, criteria: list[str]) -> DataFile:
+    relative = f"{ANNOTATIONS}.{fmt}"
+    schema = annotation_schema(criteria)
+    if fmt == "jsonl":
+        return JsonlFile(root, relative)
+    if fmt == "parquet":
+        return ParquetTableFile(root, relative, schema)
+    return CsvFile(root, relative, schema.names)
 
 
 def _csv_cell(value: Any) -> Any:
@@ -444,24 +504,6 @@ class CsvSink:
 
     def close(self) -> None:
         self.file.close()
-
-
-# What Arrow raises for values it cannot put in one typed column.
-ARROW_FAILURES = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError)
-# A chunk's columns: an Arrow array per key, or the Python values where Arrow found no type.
-Columns = dict[str, pa.Array | list[Any]]
-
-
-def chunk_columns(chunk: list[Record]) -> Columns:
-    """Each key of a chunk's records as one Arrow array (converted once, kept for writing)."""
-    columns: Columns = {}
-    for key in dict.fromkeys(key for row in chunk for key in row):
-        values = [row.get(key) for row in chunk]
-        try:
-            columns[key] = pa.array(values)
-        except ARROW_FAILURES:
-            columns[key] = values
-    return columns
 
 
 class ParquetSchema:
@@ -521,129 +563,6 @@ def final_column(
         return pa.array(values.to_pylist(), type=field.type)
 
 
-def write_parquet(relative: str, path: Path, chunks: Iterable[list[Record]]) -> ExportedFile:
-    """Each chunk becomes one row group. The chunks are converted to Arrow once and spooled
-    while their types are merged, then cast to the file's schema and written."""
-    schema = ParquetSchema()
-    count = 0
-    with tempfile.TemporaryFile(dir=path.parent) as spool:
-        for chunk in chunks:
-            columns = chunk_columns(chunk)
-            schema.add(columns)
-            pickle.dump((len(chunk), columns), spool, protocol=pickle.HIGHEST_PROTOCOL)
-        final, as_json = schema.schema(), schema.as_json()
-        with pq.ParquetWriter(path, final) as writer:
-            for length, columns in unspooled(spool):
-                arrays = [
-                    final_column(columns.get(field.name), field, field.name in as_json, length)
-                    for field in final
-                ]
-                writer.write_table(pa.Table.from_arrays(arrays, schema=final))
-                count += length
-    return ExportedFile(relative, count, file_sha256(path), path.stat().st_size)
-
-
-def infer_csv_columns(chunks: Iterable[list[Record]]) -> list[str]:
-    columns: dict[str, None] = {}
-    for chunk in chunks:
-        for row in chunk:
-            columns.update(dict.fromkeys(row))
-    return list(columns)
-
-
-def chunked(rows: Iterable[Record], size: int = CHUNK_ROWS) -> Iterator[list[Record]]:
-    iterator = iter(rows)
-    while chunk := list(itertools.islice(iterator, size)):
-        yield chunk
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        while block := file.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def write_table(
-    root: Path,
-    relative: str,
-    fmt: str,
-    rows: Callable[[], Iterable[Record]],
-    *,
-    csv_columns: list[str] | None = None,
-) -> ExportedFile:
-    """Write one data file from ``rows`` (a callable, called once).
-
-    Parquet and CSV need every column (and Arrow type) before the first row is written: the
-    chunks are spooled to a temporary file while they are inspected, then written from there,
-    which costs far less than reading and converting the records a second time.
-    """
-    path = root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "jsonl":
-        return _write_chunks(relative, path, JsonlSink(path), chunked(rows()))
-    if fmt == "csv" and csv_columns:
-        return _write_chunks(relative, path, CsvSink(path, csv_columns), chunked(rows()))
-    if fmt == "parquet":
-        return write_parquet(relative, path, chunked(rows()))
-    with tempfile.TemporaryFile(dir=root) as spool:
-        inspected = spooled(chunked(rows()), spool)
-        sink = CsvSink(path, infer_csv_columns(inspected))
-        return _write_chunks(relative, path, sink, unspooled(spool))
-
-
-def _write_chunks(
-    relative: str, path: Path, sink: RowSink, chunks: Iterable[list[Record]]
-) -> ExportedFile:
-    count = 0
-    try:
-        for chunk in chunks:
-            sink.write(chunk)
-            count += len(chunk)
-    finally:
-        sink.close()
-    return ExportedFile(relative, count, file_sha256(path), path.stat().st_size)
-
-
-def spooled(chunks: Iterable[list[Record]], spool: IO[bytes]) -> Iterator[list[Record]]:
-    """Each chunk, also pickled to ``spool`` (a private temporary file this export wrote)."""
-    for chunk in chunks:
-        pickle.dump(chunk, spool, protocol=pickle.HIGHEST_PROTOCOL)
-        yield chunk
-
-
-def unspooled(spool: IO[bytes]) -> Iterator[Any]:
-    spool.seek(0)
-    while True:
-        try:
-            # Safe: the file is private to this export and holds only what spooled() wrote.
-            yield pickle.load(spool)  # noqa: S301
-        except EOFError:
-            return
-
-
-def write_slices(
-    root: Path,
-    relative: str,
-    fmt: str,
-    slices: Callable[[], Iterator[pd.DataFrame]],
-    schema: pa.Schema,
-) -> ExportedFile:
-    """Write a table with a fixed schema that comes in slices (the annotations)."""
-    if fmt != "parquet":
-        return write_table(
-            root, relative, fmt, lambda: frame_rows(slices()), csv_columns=schema.names
-        )
-    path = root / relative
-    rows = 0
-    with pq.ParquetWriter(path, schema) as writer:
-        for table in slices():
-            writer.write_table(pa.Table.from_pandas(table, schema=schema, preserve_index=False))
-            rows += len(table)
-    return ExportedFile(relative, rows, file_sha256(path), path.stat().st_size)
-
-
 # --- the export ----------------------------------------------------------------------------
 
 
@@ -654,19 +573,6 @@ def check_options(subset: str, fmt: str) -> None:
         raise ExportError(f"Unknown format {fmt!r}; expected one of {', '.join(FORMATS)}.")
 
 
-def category_counts(verdicts: dict[int, PairVerdict], subset: str) -> dict[str, dict[str, int]]:
-    """Pairs per category and verdict over the whole campaign, and how many are exported."""
-    counts: dict[str, dict[str, int]] = {}
-    for verdict in verdicts.values():
-        row = counts.setdefault(
-            verdict.category, {**dict.fromkeys(VERDICTS, 0), "total": 0, "exported": 0}
-        )
-        row[verdict.verdict] += 1
-        row["total"] += 1
-        row["exported"] += in_subset(verdict, subset)
-    return dict(sorted(counts.items()))
-
-
 def export_split(
     campaign: Campaign,
     out_dir: Path | str,
@@ -675,11 +581,15 @@ def export_split(
     fmt: str = "jsonl",
     with_validation: bool = False,
     overwrite: bool = False,
+    workers: int = 1,
 ) -> dict[str, Any]:
     """Write the ``subset`` of the campaign's pairs to ``out_dir``; returns the manifest.
 
     ``out_dir`` must be missing or empty unless ``overwrite``. Raises ExportError (having
-    written nothing) for a bad option or a target that is in the way.
+    written nothing) for a bad option or a target that is in the way. With ``workers`` above
+    one, the slices are made in that many worker processes where they can be (not inside a
+    transaction, whose rows they could not see: there they are made here); the files are the
+    same either way.
     """
     check_options(subset, fmt)
     target = Path(out_dir)
@@ -688,14 +598,59 @@ def export_split(
     if target.exists() and not target.is_dir():
         raise ExportError(f"{target} is a file, not a folder.")
     target.parent.mkdir(parents=True, exist_ok=True)
-    read = read_audit(campaign)
+    plan = plan_export(campaign, subset, fmt, with_validation)
     work = sibling_folder(target, "tmp")
     try:
-        manifest = write_export(work, campaign, read, subset, fmt, with_validation)
+        manifest = write_export(work, campaign, plan, workers)
         replace_folder(work, target)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
+    return manifest
+
+
+def write_export(root: Path, campaign: Campaign, plan: ExportPlan, workers: int) -> dict[str, Any]:
+    options = plan.options
+    configs = config_names(plan.categories)
+    counts: dict[str, dict[str, int]] = {}
+    answers: list[pd.DataFrame] = []
+    files: dict[str, DataFile] = {}
+    with contextlib.ExitStack() as open_files:
+        annotations = annotations_file(root, options.fmt, list(campaign.quality_criteria))
+        open_files.callback(annotations.close)
+        for result in slice_results(campaign, plan, workers):
+            for category, payload in result.records.items():
+                if category not in files:
+                    relative = f"{configs[category]}/{SPLIT}.{options.fmt}"
+                    files[category] = records_file(root, relative, options.fmt)
+                    open_files.callback(files[category].close)
+                files[category].add(payload, result.record_rows[category])
+            annotations.add(result.annotations, result.annotation_rows)
+            add_counts(counts, result.counts)
+            answers.append(result.agreement)
+        written = [
+            (configs[category], category, files[category].finish()) for category in sorted(files)
+        ]
+        annotations_written = annotations.finish()
+    manifest = build_manifest(
+        campaign,
+        subset=options.subset,
+        fmt=options.fmt,
+        with_validation=options.with_validation,
+        counts=dict(sorted(counts.items())),
+        configs=written,
+        annotations=annotations_written,
+        agreement=agreement_summary(campaign, counted_answers(campaign, answers), counts),
+    )
+    card = dataset_card(manifest)
+    (root / "README.md").write_text(card, encoding="utf-8", newline="\n")
+    manifest["card"] = {
+        "path": "README.md",
+        "sha256": hashlib.sha256(card.encode("utf-8")).hexdigest(),
+    }
+    (root / "manifest.json").write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8", newline="\n"
+    )
     return manifest
 
 
@@ -716,59 +671,6 @@ def replace_folder(new: Path, target: Path) -> None:
     target.rename(old)
     new.rename(target)
     shutil.rmtree(old, ignore_errors=True)
-
-
-def write_export(
-    root: Path,
-    campaign: Campaign,
-    read: AuditRead,
-    subset: str,
-    fmt: str,
-    with_validation: bool,
-) -> dict[str, Any]:
-    verdicts = read.verdicts
-    counts = category_counts(verdicts, subset)
-    configs = config_names(counts)
-    files: list[tuple[str, str, ExportedFile]] = []
-    for category, row in counts.items():
-        if not row["exported"]:
-            continue
-
-        def records(category: str = category) -> Iterator[Record]:
-            return iter_records(verdicts, subset, category, with_validation=with_validation)
-
-        written = write_table(root, f"{configs[category]}/{SPLIT}.{fmt}", fmt, records)
-        files.append((configs[category], category, written))
-
-    exported = {pair_id for pair_id, verdict in verdicts.items() if in_subset(verdict, subset)}
-    criteria = list(campaign.quality_criteria)
-    annotations = write_slices(
-        root,
-        f"{ANNOTATIONS}.{fmt}",
-        fmt,
-        lambda: annotation_slices(campaign, read, exported),
-        annotation_schema(criteria),
-    )
-    manifest = build_manifest(
-        campaign,
-        subset=subset,
-        fmt=fmt,
-        with_validation=with_validation,
-        counts=counts,
-        configs=files,
-        annotations=annotations,
-        agreement=read.agreement,
-    )
-    card = dataset_card(manifest)
-    (root / "README.md").write_text(card, encoding="utf-8", newline="\n")
-    manifest["card"] = {
-        "path": "README.md",
-        "sha256": hashlib.sha256(card.encode("utf-8")).hexdigest(),
-    }
-    (root / "manifest.json").write_text(
-        json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8", newline="\n"
-    )
-    return manifest
 
 
 def question_set(campaign: Campaign) -> dict[str, Any]:

@@ -16,17 +16,17 @@ from django.test import override_settings
 
 from prb_annotate.auditing import campaign_audit, campaign_verdicts
 from prb_annotate.campaigns import create_campaign
+from prb_annotate.export_slices import chunk_columns, validation_object
 from prb_annotate.exporting import (
     PSEUDONYM_RULE,
     ExportError,
+    ParquetRecordsFile,
     config_names,
     export_split,
     pseudonym,
-    read_audit,
-    write_parquet,
 )
 from prb_annotate.importing import import_path
-from prb_annotate.models import Annotation, Campaign, Dataset, Pair
+from prb_annotate.models import Annotation, Campaign, CampaignItem, Dataset, Pair
 from prb_annotate.records import pair_to_record
 from tests.export_support import (
     ART_IDS,
@@ -367,7 +367,11 @@ def test_it_stores_columns_whose_types_differ_between_records_as_json_in_parquet
         [{"id": "b", "meta": "text", "tags": [{"y": "z"}], "late": True, "big": 2**70}],
         [{"id": "c", "meta": None, "tags": [], "big": None}],
     ]
-    written = write_parquet("t.parquet", tmp_path / "t.parquet", chunks)
+    # One row group per chunk, so that every group is checked.
+    file = ParquetRecordsFile(tmp_path, "t.parquet", row_group_rows=1)
+    for chunk in chunks:
+        file.add(chunk_columns(chunk), len(chunk))
+    written = file.finish()
 
     table = pq.read_table(tmp_path / "t.parquet")
     assert written.rows == 3
@@ -415,22 +419,42 @@ def test_it_exports_from_the_command_line(campaign: Campaign, tmp_path: Path, ca
         call_command("export_split", "--campaign", str(campaign.pk), "--out", str(out))
 
 
-def test_it_reads_the_same_verdicts_and_agreement_as_the_audit(campaign: Campaign) -> None:
-    """The export reads the annotations once for everything; its verdicts and agreement are
+def test_it_reads_the_same_verdicts_and_agreement_as_the_audit(
+    campaign: Campaign, tmp_path: Path
+) -> None:
+    """The export audits the campaign slice by slice; its verdicts, counts and agreement are
     those of the audit page for the same data and seed."""
-    read = read_audit(campaign, resamples=200)
-    assert read.verdicts == campaign_verdicts(campaign)
-    report = campaign_audit(campaign, resamples=200)
-    assert [q["question"] for q in read.agreement["questions"]] == [
+    manifest = export_split(campaign, tmp_path / "out", subset="all", with_validation=True)
+    verdicts = campaign_verdicts(campaign)
+    by_id = {verdict.external_id: verdict for verdict in verdicts.values()}
+    records = [
+        json.loads(line)
+        for path in (tmp_path / "out").glob("*/test.jsonl")
+        for line in path.read_text().splitlines()
+    ]
+    assert len(records) == len(verdicts)
+    for record in records:
+        assert record["validation"] == validation_object(by_id[str(record["id"])])
+    for verdict in ("validated", "excluded", "undecided"):
+        expected = sum(v.verdict == verdict for v in verdicts.values())
+        assert manifest["counts"]["pairs"][verdict] == expected
+
+    report = campaign_audit(campaign, resamples=manifest["agreement"]["resamples"])
+    agreement = manifest["agreement"]
+    assert [q["question"] for q in agreement["questions"]] == [
         q["question"] for q in report["agreement"]
     ]
-    for mine, theirs in zip(read.agreement["questions"], report["agreement"], strict=True):
+    for mine, theirs in zip(agreement["questions"], report["agreement"], strict=True):
+        assert mine["units"] == theirs["units"]
+        assert mine["ratings"] == theirs["ratings"]
         for coefficient in theirs["coefficients"]:
             assert mine["coefficients"][coefficient["key"]] == {
                 key: coefficient[key] for key in ("value", "ci_low", "ci_high")
             }
-    overall = report["validity"]["overall"]["validated_share"]
-    assert read.agreement["validated_share"] == overall
+    assert agreement["validated_share"] == report["validity"]["overall"]["validated_share"]
+    assert agreement["validated_share_by_category"] == {
+        row["category"]: row["validated_share"] for row in report["validity"]["per_category"]
+    }
 
 
 def test_it_marks_annotations_the_audit_leaves_out(
@@ -472,3 +496,15 @@ def test_it_exports_an_empty_subset(db: None, tmp_path: Path) -> None:
             "manifest.json",
         ]
         assert len(read(out / f"annotations.{fmt}")) == 0
+
+
+def test_it_exports_a_campaign_without_regular_pairs(db: None, tmp_path: Path) -> None:
+    """Only the gold item left (the others removed, say in the admin before anyone started):
+    no records, no annotation rows, and agreement over no units."""
+    campaign = create_campaign(import_dataset(), "gold only", k=3, gold_pair_ids=[GOLD_ID])
+    campaign.items.filter(kind=CampaignItem.Kind.REGULAR).delete()
+    manifest = export_split(campaign, tmp_path / "out", subset="all")
+    assert manifest["counts"]["pairs"]["total"] == 0
+    assert manifest["configs"] == []
+    assert {question["units"] for question in manifest["agreement"]["questions"]} == {0}
+    assert (tmp_path / "out" / "annotations.jsonl").read_bytes() == b""

@@ -1,5 +1,6 @@
 """``manage.py export_split --campaign ID --subset validated --format jsonl --out DIR``."""
 
+import argparse
 from pathlib import Path
 from typing import Any
 
@@ -7,6 +8,17 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from prb_annotate.exporting import FORMATS, SUBSETS, ExportError, export_split
 from prb_annotate.models import Campaign
+from prb_annotate.processes import default_workers
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 class Command(BaseCommand):
@@ -36,6 +48,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--overwrite", action="store_true", help="replace the folder if it is not empty"
         )
+        parser.add_argument(
+            "--workers",
+            type=positive_int,
+            default=default_workers(),
+            help="processes that audit and encode the pairs, a slice at a time (default: one "
+            "per CPU core; 1 does everything in this process)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         campaign = Campaign.objects.select_related("dataset").filter(pk=options["campaign"]).first()
@@ -49,6 +68,7 @@ class Command(BaseCommand):
                 fmt=options["fmt"],
                 with_validation=options["with_validation"],
                 overwrite=options["overwrite"],
+                workers=options["workers"],
             )
         except ExportError as exc:
             raise CommandError(str(exc)) from exc
