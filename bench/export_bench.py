@@ -10,8 +10,8 @@ in a fresh Python process, which prints its wall time, its CPU time and its work
 peak RSS (ru_maxrss) next to the RSS it had before exporting, with the largest worker's peak,
 so the figures do not include the filling and one format does not inherit the other's peak.
 ``--workers`` is passed to the export as ``manage.py export_split`` passes it (default: one
-per CPU core; 1 exports in one process). Target: under 15 s per export at 100,000 pairs, with
-memory that does not grow with the number of pairs.
+per CPU core, at most 4; 1 exports in one process). Target: under 15 s per export at 100,000
+pairs, with memory that does not grow with the number of pairs.
 """
 
 import argparse
@@ -195,7 +195,10 @@ def main() -> None:
             print(json.dumps(result))
         return
 
-    workers = args.workers or len(os.sched_getaffinity(0))
+    sys.path.insert(0, str(ROOT))
+    from prb_annotate.processes import default_workers
+
+    workers = args.workers or default_workers()
     print(f"workers: {workers} (host has {os.cpu_count()} CPUs)", flush=True)
     sizes = [int(value) for value in args.pairs.split(",")]
     if args.database_url and len(sizes) > 1:

@@ -65,7 +65,7 @@ from prb_annotate.export_slices import (
     record_json,
     run_slice,
 )
-from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
+from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Pair
 from prb_annotate.processes import can_share_work, ordered_map
 
 __all__ = ["ExportError", "config_names", "export_split", "export_zip", "pseudonym"]
@@ -160,19 +160,25 @@ class ByteOrder(Func):
 
 
 def regular_pairs_by_record_id(campaign: Campaign) -> tuple[array, list[str]]:
-    """The campaign's regular pairs sorted by record id, and their distinct categories."""
-    queryset: QuerySet[Any, Any] = (
-        CampaignItem.objects.filter(campaign=campaign, kind=CampaignItem.Kind.REGULAR)
-        .order_by(ByteOrder("pair__external_id"))
-        .values_list("pair_id", "pair__category")
+    """The campaign's regular pairs sorted by record id, and their distinct categories.
+
+    Both queries name the dataset, so that SQLite walks its indexes on the pairs (dataset and
+    record id; dataset and category) instead of reading every pair's row, answers and all.
+    """
+    regular = {
+        "campaign_items__campaign": campaign,
+        "campaign_items__kind": CampaignItem.Kind.REGULAR,
+        "dataset_id": campaign.dataset_id,
+    }
+    by_record_id: QuerySet[Any, Any] = (
+        Pair.objects.filter(**regular).order_by(ByteOrder("external_id")).values_list("pk")
     )
     pair_ids = array("q")
-    categories: set[str] = set()
-    _, chunks = raw_rows(queryset)
+    _, chunks = raw_rows(by_record_id)
     for rows in chunks:
         pair_ids.extend(row[0] for row in rows)
-        categories.update(row[1] for row in rows)
-    return pair_ids, sorted(categories)
+    categories = Pair.objects.filter(**regular).order_by().values_list("category", flat=True)
+    return pair_ids, sorted(categories.distinct())
 
 
 def gold_exclusions(campaign: Campaign) -> frozenset[str]:

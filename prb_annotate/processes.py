@@ -21,9 +21,15 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+# Beyond a few workers the exporting process, which writes and hashes every byte, and the
+# database become the limit, while each worker holds its own slices in memory.
+MAX_DEFAULT_WORKERS = 4
+
+
 def default_workers() -> int:
-    """One worker per core the process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    """One worker per core the process may use, up to MAX_DEFAULT_WORKERS."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, MAX_DEFAULT_WORKERS))
 
 
 def can_share_work(using: str = DEFAULT_DB_ALIAS) -> bool:

@@ -53,7 +53,7 @@ class Command(BaseCommand):
             type=positive_int,
             default=default_workers(),
             help="processes that audit and encode the pairs, a slice at a time (default: one "
-            "per CPU core; 1 does everything in this process)",
+            "per CPU core, at most 4; 1 does everything in this process)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
