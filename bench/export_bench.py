@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT = (
@@ -59,7 +60,8 @@ def fill(pairs: int) -> int:
     from django.utils import timezone
 
     from prb_annotate.campaigns import add_member, create_campaign
-    from prb_annotate.models import Annotation, Assignment, Dataset, Pair
+    from prb_annotate.importing import prefer_lz4_compression
+    from prb_annotate.models import Annotation, Assignment, Dataset
 
     call_command("migrate", verbosity=0)
     categories = [
@@ -70,30 +72,11 @@ def fill(pairs: int) -> int:
     dataset = Dataset.objects.create(name=f"bench-{pairs}", source="bench")
     batch = 5000
     for start in range(0, pairs, batch):
-        Pair.objects.bulk_create(
-            [
-                Pair(
-                    dataset=dataset,
-                    external_id=f"r{index:07d}",
-                    category=categories[index % 3],
-                    question=f"Question {index}: how should I plan a trip that suits me?",
-                    profile=[
-                        {"id": f"r{index}-{n}", "category": categories[index % 3], "text": TEXT}
-                        for n in range(3)
-                    ],
-                    rubric_aspects=[
-                        {"aspect": f"aspect {n}", "evidence": "past posts", "reason": "stated"}
-                        for n in range(3)
-                    ],
-                    narrative=TEXT,
-                    chosen=f"{TEXT * 6} ({index})",
-                    rejected=f"{TEXT * 5} ({index})",
-                    extra={"source_id": index},
-                    content_hash=f"{index:064d}",
-                )
-                for index in range(start, min(start + batch, pairs))
-            ]
-        )
+        # Stored as import_pairs stores them (LZ4 on PostgreSQL), so that reading them back
+        # costs what it costs after a real import.
+        with transaction.atomic():
+            prefer_lz4_compression()
+            create_pairs(dataset, range(start, min(start + batch, pairs)), categories)
     campaign = create_campaign(dataset, f"bench-{pairs}", k=3, seed=1)
     users = [User.objects.create(username=f"annotator{n}") for n in range(3)]
     for user in users:
@@ -135,6 +118,35 @@ def fill(pairs: int) -> int:
                     ]
                 )
     return campaign.pk
+
+
+def create_pairs(dataset: Any, indexes: range, categories: list[str]) -> None:
+    from prb_annotate.models import Pair
+
+    Pair.objects.bulk_create(
+        [
+            Pair(
+                dataset=dataset,
+                external_id=f"r{index:07d}",
+                category=categories[index % 3],
+                question=f"Question {index}: how should I plan a trip that suits me?",
+                profile=[
+                    {"id": f"r{index}-{n}", "category": categories[index % 3], "text": TEXT}
+                    for n in range(3)
+                ],
+                rubric_aspects=[
+                    {"aspect": f"aspect {n}", "evidence": "past posts", "reason": "stated"}
+                    for n in range(3)
+                ],
+                narrative=TEXT,
+                chosen=f"{TEXT * 6} ({index})",
+                rejected=f"{TEXT * 5} ({index})",
+                extra={"source_id": index},
+                content_hash=f"{index:064d}",
+            )
+            for index in indexes
+        ]
+    )
 
 
 def export_once(database_url: str, campaign_id: int, fmt: str, out: Path, workers: int) -> dict:

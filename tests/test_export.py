@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.test import override_settings
 
-from prb_annotate.auditing import campaign_audit, campaign_verdicts
+from prb_annotate.auditing import IdIn, campaign_audit, campaign_verdicts
 from prb_annotate.campaigns import create_campaign
 from prb_annotate.export_slices import chunk_columns, validation_object
 from prb_annotate.exporting import (
@@ -508,3 +508,16 @@ def test_it_exports_a_campaign_without_regular_pairs(db: None, tmp_path: Path) -
     assert manifest["configs"] == []
     assert {question["units"] for question in manifest["agreement"]["questions"]} == {0}
     assert (tmp_path / "out" / "annotations.jsonl").read_bytes() == b""
+
+
+def test_a_slice_reads_exactly_the_ids_it_names(db: None) -> None:
+    """IdIn sends the ids as one parameter with their bounds: the rows are those of __in,
+    for ids far apart, ids in any order, and none."""
+    dataset = import_dataset()
+    pks = sorted(Pair.objects.filter(dataset=dataset).values_list("pk", flat=True))
+    for wanted in ([pks[0], pks[-1]], [pks[5], pks[2], pks[9]], pks[3:4], []):
+        found = Pair.objects.filter(IdIn("pk", wanted)).values_list("pk", flat=True)
+        assert sorted(found) == sorted(
+            Pair.objects.filter(pk__in=wanted).values_list("pk", flat=True)
+        )
+        assert sorted(found) == sorted(wanted)
