@@ -319,15 +319,27 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-class JsonlFile:
-    """JSON Lines appended as they come, hashed on the way in."""
+class OutputFile:
+    """Where a data file goes, and how many rows it has been given."""
 
     def __init__(self, root: Path, relative: str) -> None:
         self.relative, self.path = relative, root / relative
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.rows = 0
+
+    def written(self, sha256: str | None = None) -> ExportedFile:
+        """The finished file's entry in the manifest (hashed here unless ``sha256`` is known)."""
+        digest = sha256 or file_sha256(self.path)
+        return ExportedFile(self.relative, self.rows, digest, self.path.stat().st_size)
+
+
+class JsonlFile(OutputFile):
+    """JSON Lines appended as they come, hashed on the way in."""
+
+    def __init__(self, root: Path, relative: str) -> None:
+        super().__init__(root, relative)
         self.file = self.path.open("wb")
         self.digest = hashlib.sha256()
-        self.rows = 0
 
     def add(self, payload: bytes, rows: int) -> None:
         self.file.write(payload)
@@ -336,8 +348,7 @@ class JsonlFile:
 
     def finish(self) -> ExportedFile:
         self.file.close()
-        size = self.path.stat().st_size
-        return ExportedFile(self.relative, self.rows, self.digest.hexdigest(), size)
+        return self.written(self.digest.hexdigest())
 
     def close(self) -> None:
         self.file.close()
@@ -366,16 +377,14 @@ class Spool:
         self.file.close()
 
 
-class ParquetRecordsFile:
+class ParquetRecordsFile(OutputFile):
     """Records as Parquet: the slices' Arrow columns are spooled while their types are merged
     into one schema, then cast to it and written in row groups of about ROW_GROUP_ROWS."""
 
     def __init__(self, root: Path, relative: str, row_group_rows: int = ROW_GROUP_ROWS) -> None:
-        self.relative, self.path = relative, root / relative
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        super().__init__(root, relative)
         self.spool = Spool(root)
         self.schema = ParquetSchema()
-        self.rows = 0
         self.row_group_rows = row_group_rows
 
     def add(self, payload: Columns, rows: int) -> None:
@@ -399,21 +408,18 @@ class ParquetRecordsFile:
             if group:
                 writer.write_table(pa.concat_tables(group))
         self.spool.close()
-        return ExportedFile(
-            self.relative, self.rows, file_sha256(self.path), self.path.stat().st_size
-        )
+        return self.written()
 
     def close(self) -> None:
         self.spool.close()
 
 
-class ParquetTableFile:
+class ParquetTableFile(OutputFile):
     """A table with a fixed schema (the annotations): each slice's rows are one row group."""
 
     def __init__(self, root: Path, relative: str, schema: pa.Schema) -> None:
-        self.relative, self.path = relative, root / relative
+        super().__init__(root, relative)
         self.writer = pq.ParquetWriter(self.path, schema)
-        self.rows = 0
 
     def add(self, payload: pa.Table, rows: int) -> None:
         if rows:
@@ -422,25 +428,21 @@ class ParquetTableFile:
 
     def finish(self) -> ExportedFile:
         self.writer.close()
-        return ExportedFile(
-            self.relative, self.rows, file_sha256(self.path), self.path.stat().st_size
-        )
+        return self.written()
 
     def close(self) -> None:
         self.writer.close()
 
 
-class CsvFile:
+class CsvFile(OutputFile):
     """Records as CSV, one column per key found in any record (in order of appearance):
     spooled until every key is known, or written at once when the columns are given."""
 
     def __init__(self, root: Path, relative: str, columns: list[str] | None = None) -> None:
-        self.relative, self.path = relative, root / relative
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        super().__init__(root, relative)
         self.spool = Spool(root) if columns is None else None
         self.sink = None if columns is None else CsvSink(self.path, columns)
         self.columns: dict[str, None] = {}
-        self.rows = 0
 
     def add(self, payload: list[Record], rows: int) -> None:
         if self.sink is not None:
@@ -460,9 +462,7 @@ class CsvFile:
             self.spool.close()
         assert self.sink is not None
         self.sink.close()
-        return ExportedFile(
-            self.relative, self.rows, file_sha256(self.path), self.path.stat().st_size
-        )
+        return self.written()
 
     def close(self) -> None:
         if self.spool is not None:

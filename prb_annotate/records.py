@@ -542,14 +542,17 @@ def ordered(item: Any, order: tuple[str, ...]) -> Any:
     """A profile post or rubric aspect with its keys in schema order, then the others sorted.
 
     An item already in that order with plain values (the usual case: SQLite keeps the order
-    of the file) is given back as it is, not copied.
+    of the file) is given back as it is, not copied; one with plain values in another order
+    is only reordered.
     """
     if not isinstance(item, dict):
         return item
     keys = tuple(item)
     layout = key_order(keys, order)
-    if layout == keys and all(type(value) in SCALARS for value in item.values()):
-        return item
+    if all(type(value) in SCALARS for value in item.values()):
+        # Plain values need no sorting of their own; PostgreSQL's jsonb gives the keys in
+        # its own order, so only the order changes.
+        return item if layout == keys else {key: item[key] for key in layout}
     return {key: sorted_keys(item[key]) for key in layout}
 
 

@@ -87,35 +87,39 @@ def export_slice_noting_pid(pid_file: Path) -> Callable[[Campaign, SliceTask], S
 
 
 @pytest.fixture
-def committed_users(transactional_db: None) -> list[User]:
-    return [User.objects.create(username=name) for name in ("alice", "bob", "carol")]
+def campaign(transactional_db: None, monkeypatch: pytest.MonkeyPatch) -> Campaign:
+    """The export tests' campaign, committed, exported in slices of SLICE_PAIRS."""
+    if not can_share_work():
+        pytest.skip("an in-memory SQLite database: workers are not used")
+    users = [User.objects.create(username=name) for name in ("alice", "bob", "carol")]
+    monkeypatch.setattr(exporting, "SLICE_PAIRS", SLICE_PAIRS)
+    return annotated_campaign(import_dataset(), users)
+
+
+@pytest.fixture
+def slice_pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], set[str]]:
+    """The processes other than this one that made slices, once the export is done."""
+    pid_file = tmp_path / "pids"
+    monkeypatch.setattr(export_slices, "export_slice", export_slice_noting_pid(pid_file))
+    return lambda: set(pid_file.read_text().split()) - {str(os.getpid())}
 
 
 @pytest.mark.django_db(transaction=True)
 def test_workers_write_the_same_files_as_one_process(
-    committed_users: list[User], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    campaign: Campaign, slice_pids: Callable[[], set[str]], tmp_path: Path
 ) -> None:
-    if not can_share_work():
-        pytest.skip("an in-memory SQLite database: workers are not used")
-    campaign = annotated_campaign(import_dataset(), committed_users)
-    monkeypatch.setattr(exporting, "SLICE_PAIRS", SLICE_PAIRS)
-    monkeypatch.setattr(export_slices, "export_slice", export_slice_noting_pid(tmp_path / "pids"))
-    export_both_ways(campaign, tmp_path)
-    assert_same_files(tmp_path)
-    assert set((tmp_path / "pids").read_text().split()) - {str(os.getpid())}
+    export_both_ways(campaign, tmp_path / "out")
+    assert_same_files(tmp_path / "out")
+    assert slice_pids()
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_workers_error_names_the_record_and_leaves_nothing(
-    committed_users: list[User], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    campaign: Campaign, tmp_path: Path
 ) -> None:
-    if not can_share_work():
-        pytest.skip("an in-memory SQLite database: workers are not used")
-    campaign = annotated_campaign(import_dataset(), committed_users)
     pair = Pair.objects.get(dataset=campaign.dataset, external_id="soc-1")
     pair.extra = {**pair.extra, "validation": "the dataset's own"}
     pair.save()
-    monkeypatch.setattr(exporting, "SLICE_PAIRS", SLICE_PAIRS)
     with pytest.raises(ExportError, match=r"soc-1.*'validation'"):
         exporting.export_split(
             campaign, tmp_path / "out", subset="all", with_validation=True, workers=2
@@ -125,16 +129,11 @@ def test_a_workers_error_names_the_record_and_leaves_nothing(
 
 @pytest.mark.django_db(transaction=True)
 def test_the_command_makes_slices_in_workers(
-    committed_users: list[User], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    campaign: Campaign, slice_pids: Callable[[], set[str]], tmp_path: Path
 ) -> None:
-    if not can_share_work():
-        pytest.skip("an in-memory SQLite database: workers are not used")
-    campaign = annotated_campaign(import_dataset(), committed_users)
-    monkeypatch.setattr(exporting, "SLICE_PAIRS", SLICE_PAIRS)
-    monkeypatch.setattr(export_slices, "export_slice", export_slice_noting_pid(tmp_path / "pids"))
     command = ["export_split", "--campaign", str(campaign.pk), "--subset", "all"]
     call_command(*command, "--out", str(tmp_path / "shared"), "--workers", "2")
-    assert set((tmp_path / "pids").read_text().split()) - {str(os.getpid())}
+    assert slice_pids()
     call_command(*command, "--out", str(tmp_path / "alone"), "--workers", "1")
     assert folder_bytes(tmp_path / "shared") == folder_bytes(tmp_path / "alone")
     for bad in ("0", "two"):
