@@ -42,7 +42,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from django.conf import settings
-from django.db.models import CharField, QuerySet
+from django.db import connection
+from django.db.models import CharField, Model, QuerySet
 from django.db.models.expressions import Func
 from django.utils.text import slugify
 
@@ -202,7 +203,30 @@ def campaign_annotators(campaign: Campaign) -> dict[int, str]:
     )
 
 
+def analyze_if_never_analyzed(models: Iterable[type[Model]]) -> list[str]:
+    """On PostgreSQL, gather planner statistics for the tables that have none; returns them.
+
+    A slice reads its rows through indexes only if the planner knows how many rows a range
+    of ids holds; with no statistics it scans whole tables, for every slice. Autovacuum
+    gathers them on its own, but a server that runs without it (or a bulk load seconds ago)
+    has none, and a table's first ANALYZE takes a fraction of a second.
+    """
+    if connection.vendor != "postgresql":
+        return []
+    tables = [model._meta.db_table for model in models]
+    with connection.cursor() as cursor:
+        # reltuples is -1 until a table is first analyzed or vacuumed (PostgreSQL 14 on).
+        cursor.execute(
+            "SELECT relname FROM pg_class WHERE relname = ANY(%s) AND reltuples < 0", [tables]
+        )
+        missing = sorted(row[0] for row in cursor.fetchall())
+        for table in missing:
+            cursor.execute(f"ANALYZE {connection.ops.quote_name(table)}")
+    return missing
+
+
 def plan_export(campaign: Campaign, subset: str, fmt: str, with_validation: bool) -> ExportPlan:
+    analyze_if_never_analyzed([Pair, CampaignItem, Assignment, Annotation])
     pair_ids, categories = regular_pairs_by_record_id(campaign)
     annotators = campaign_annotators(campaign)
     options = SliceOptions(
