@@ -549,7 +549,7 @@ def ordered(item: Any, order: tuple[str, ...]) -> Any:
         return item
     keys = tuple(item)
     layout = key_order(keys, order)
-    if all(type(value) in SCALARS for value in item.values()):
+    if SCALARS.issuperset(map(type, item.values())):
         # Plain values need no sorting of their own; PostgreSQL's jsonb gives the keys in
         # its own order, so only the order changes.
         return item if layout == keys else {key: item[key] for key in layout}
