@@ -60,7 +60,7 @@ class SliceOptions:
     # Annotator id -> pseudonym, made by the exporting process, which holds the secret.
     pseudonyms: Mapping[int, str]
     # Every annotator's username, sorted: the categories of the agreement's annotator column.
-    annotators: tuple[str, ...] = ()
+    annotators: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -420,15 +420,17 @@ class ParquetRecordsFile(OutputFile):
         final, as_json = self.schema.schema(), self.schema.as_json()
         with pq.ParquetWriter(self.path, final) as writer:
             group: list[pa.Table] = []
+            grouped = 0
             for length, columns in self.spool:
                 arrays = [
                     final_column(columns.get(field.name), field, field.name in as_json, length)
                     for field in final
                 ]
                 group.append(pa.Table.from_arrays(arrays, schema=final))
-                if sum(len(table) for table in group) >= self.row_group_rows:
+                grouped += length
+                if grouped >= self.row_group_rows:
                     writer.write_table(pa.concat_tables(group))
-                    group = []
+                    group, grouped = [], 0
             if group:
                 writer.write_table(pa.concat_tables(group))
         self.spool.close()

@@ -555,23 +555,29 @@ class PairWriter:
         if exc is None:
             self.flush()
 
-    def add(self, record: ParsedRecord) -> None:
+    def json_value(self, text: bytes) -> Any:
+        """A JSON column's value as this writer sends it: text for a parameter."""
+        return text.decode("ascii")
+
+    def row(self, record: ParsedRecord) -> tuple[Any, ...]:
+        """The values of INSERTED_FIELDS for one record."""
         json_text = record.json_text
-        self.rows.append(
-            (
-                self.dataset_id,
-                record.external_id,
-                record.category,
-                record.question,
-                json_text["profile"].decode("ascii"),
-                json_text["rubric_aspects"].decode("ascii"),
-                record.narrative,
-                record.chosen,
-                record.rejected,
-                json_text["extra"].decode("ascii"),
-                record.content_hash,
-            )
+        return (
+            self.dataset_id,
+            record.external_id,
+            record.category,
+            record.question,
+            self.json_value(json_text["profile"]),
+            self.json_value(json_text["rubric_aspects"]),
+            record.narrative,
+            record.chosen,
+            record.rejected,
+            self.json_value(json_text["extra"]),
+            record.content_hash,
         )
+
+    def add(self, record: ParsedRecord) -> None:
+        self.rows.append(self.row(record))
         if len(self.rows) >= BATCH_SIZE:
             self.flush()
 
@@ -611,23 +617,12 @@ class CopyWriter(PairWriter):
         self.copy = None
         self.stack.__exit__(exc_type, exc, traceback)
 
+    def json_value(self, text: bytes) -> Any:
+        # Binary jsonb: a version byte, then the JSON text.
+        return JSONB_VERSION + text
+
     def add(self, record: ParsedRecord) -> None:
-        json_text = record.json_text
-        (self.copy or self.start()).write_row(
-            (
-                self.dataset_id,
-                record.external_id,
-                record.category,
-                record.question,
-                JSONB_VERSION + json_text["profile"],
-                JSONB_VERSION + json_text["rubric_aspects"],
-                record.narrative,
-                record.chosen,
-                record.rejected,
-                JSONB_VERSION + json_text["extra"],
-                record.content_hash,
-            )
-        )
+        (self.copy or self.start()).write_row(self.row(record))
 
     def start(self) -> Copy:
         cursor = self.stack.enter_context(connection.cursor())

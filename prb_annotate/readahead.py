@@ -1,9 +1,10 @@
 """Reading from the database one step ahead of the code that uses the rows.
 
-An export reads hundreds of thousands of rows in chunks and spends as long again turning each
-chunk into records. Produced in a worker thread, the next chunk is read while the current one
-is converted: PostgreSQL's work runs in its own process, and SQLite's in C code that releases
-the GIL, so on two cores the two overlap instead of taking turns.
+The audit reads a whole campaign's annotations, hundreds of thousands of rows, in chunks, and
+spends as long again turning each chunk into typed columns. Produced in a worker thread, the
+next chunk is read while the current one is converted: PostgreSQL's work runs in its own
+process, and SQLite's in C code that releases the GIL, so on two cores the two overlap instead
+of taking turns.
 """
 
 from collections.abc import Iterator

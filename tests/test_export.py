@@ -174,8 +174,8 @@ def test_it_exports_byte_identical_files_twice(campaign: Campaign, tmp_path: Pat
 def test_it_reads_the_same_rows_ahead_in_a_worker_as_inside_a_transaction(
     campaign: Campaign, tmp_path: Path
 ) -> None:
-    """Outside a transaction rows are read ahead in a worker thread with its own connection;
-    inside one, in the caller's thread. Both give the same bytes."""
+    """Outside a transaction whole-campaign reads may use other connections (server-side
+    cursors, a reading thread); inside one, only the caller's. Both give the same bytes."""
     assert not connection.in_atomic_block
     for fmt in ("jsonl", "parquet"):
         export_split(campaign, tmp_path / f"{fmt}-worker", subset="all", fmt=fmt)
