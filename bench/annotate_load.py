@@ -75,7 +75,7 @@ def build_campaign(pairs: int, annotators: int, *, seed: int = 1) -> tuple[int, 
     from rest_framework.authtoken.models import Token
 
     from fixtures.make_synthetic import synthetic_records
-    from prb_annotate.campaigns import add_member, create_campaign
+    from prb_annotate.campaigns.lifecycle import add_member, create_campaign
     from prb_annotate.models import Dataset, Pair
 
     dataset = Dataset.objects.create(name="bench", source="synthetic")

@@ -59,8 +59,8 @@ def fill(pairs: int) -> int:
     from django.db import transaction
     from django.utils import timezone
 
-    from prb_annotate.campaigns import add_member, create_campaign
-    from prb_annotate.importing import prefer_lz4_compression
+    from prb_annotate.campaigns.lifecycle import add_member, create_campaign
+    from prb_annotate.datasets.importing import prefer_lz4_compression
     from prb_annotate.models import Annotation, Assignment, Dataset
 
     call_command("migrate", verbosity=0)
@@ -151,7 +151,7 @@ def create_pairs(dataset: Any, indexes: range, categories: list[str]) -> None:
 
 def export_once(database_url: str, campaign_id: int, fmt: str, out: Path, workers: int) -> dict:
     setup_django(database_url)
-    from prb_annotate.exporting import export_split
+    from prb_annotate.exports.export import export_split
     from prb_annotate.models import Campaign
 
     campaign = Campaign.objects.select_related("dataset").get(pk=campaign_id)
@@ -208,7 +208,7 @@ def main() -> None:
         return
 
     sys.path.insert(0, str(ROOT))
-    from prb_annotate.processes import default_workers
+    from prb_annotate.exports.processes import default_workers
 
     workers = args.workers or default_workers()
     print(f"workers: {workers} (host has {os.cpu_count()} CPUs)", flush=True)

@@ -46,7 +46,7 @@ def child(database_url: str, path: Path) -> dict[str, Any]:
     django.setup()
     from django.core.management import call_command
 
-    from prb_annotate.importing import import_path
+    from prb_annotate.datasets.importing import import_path
 
     call_command("migrate", verbosity=0)
     baseline = peak_rss_mb()

@@ -17,8 +17,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 
+from prb_annotate.db.plainsql import columns, fetch, instance
 from prb_annotate.models import Campaign, Membership
-from prb_annotate.plainsql import columns, fetch, instance
 
 ViewFunc = TypeVar("ViewFunc", bound=Callable[..., HttpResponse])
 AnyUser = AbstractBaseUser | AnonymousUser

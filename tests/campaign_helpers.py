@@ -6,8 +6,8 @@ from datetime import datetime
 
 from django.contrib.auth.models import User
 
-from prb_annotate.annotating import Answers, SubmitResult, answers_from_form, submit
-from prb_annotate.campaigns import add_member, create_campaign
+from prb_annotate.campaigns.annotating import Answers, SubmitResult, answers_from_form, submit
+from prb_annotate.campaigns.lifecycle import add_member, create_campaign
 from prb_annotate.models import Assignment, Campaign, Dataset
 
 _tokens = itertools.count()

@@ -5,10 +5,10 @@ import json
 
 from django.contrib.auth.models import User
 
-from prb_annotate.annotating import Answers, skip, submit
-from prb_annotate.assignment import next_assignment
-from prb_annotate.campaigns import add_member, create_campaign, set_status
-from prb_annotate.importing import import_upload
+from prb_annotate.campaigns.annotating import Answers, skip, submit
+from prb_annotate.campaigns.assignment import next_assignment
+from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
+from prb_annotate.datasets.importing import import_upload
 from prb_annotate.models import Campaign, Dataset
 
 # Byte order puts upper case first: "Zeta" < "alpha". PostgreSQL's default collation would not.

@@ -4,7 +4,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from prb_annotate.campaigns import add_member, create_campaign, set_status
+from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
 from prb_annotate.models import Assignment, Campaign, Dataset
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from prb_annotate import agreement
+from prb_annotate.audit import agreement
 
 nan = math.nan
 

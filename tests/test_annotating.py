@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from prb_annotate.annotating import (
+from prb_annotate.campaigns.annotating import (
     Answers,
     SubmitError,
     answers_from_form,
@@ -16,8 +16,8 @@ from prb_annotate.annotating import (
     skip,
     submit,
 )
-from prb_annotate.assignment import next_assignment
-from prb_annotate.campaigns import set_status
+from prb_annotate.campaigns.assignment import next_assignment
+from prb_annotate.campaigns.lifecycle import set_status
 from prb_annotate.models import Annotation, Assignment, Dataset
 from tests.campaign_helpers import active_campaign, annotators, form_data, submit_form
 

@@ -12,7 +12,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from prb_annotate.api.serializers import CampaignSerializer
-from prb_annotate.campaigns import create_campaign, set_status
+from prb_annotate.campaigns.lifecycle import create_campaign, set_status
 from prb_annotate.models import Annotation, Campaign, CampaignItem, Dataset
 from tests.conftest import make_pairs
 from tests.export_support import annotated_campaign, import_dataset, jsonl, records

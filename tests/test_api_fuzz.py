@@ -24,8 +24,8 @@ from schemathesis import GenerationMode
 from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from prb_annotate.assignment import next_assignment
-from prb_annotate.campaigns import add_member
+from prb_annotate.campaigns.assignment import next_assignment
+from prb_annotate.campaigns.lifecycle import add_member
 from prb_annotate.wsgi import application
 from tests.export_support import annotated_campaign, import_dataset
 

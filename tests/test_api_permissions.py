@@ -17,8 +17,8 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from prb_annotate.api.docs import openapi_schema
-from prb_annotate.assignment import next_assignment
-from prb_annotate.campaigns import add_member, create_campaign, set_status
+from prb_annotate.campaigns.assignment import next_assignment
+from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
 from prb_annotate.models import Assignment, Campaign, Dataset
 from tests.conftest import make_pairs
 from tests.export_support import jsonl, records

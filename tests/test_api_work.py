@@ -9,8 +9,8 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
-from prb_annotate.assignment import next_assignment
-from prb_annotate.campaigns import set_status
+from prb_annotate.campaigns.assignment import next_assignment
+from prb_annotate.campaigns.lifecycle import set_status
 from prb_annotate.models import Annotation, Assignment, Campaign, Dataset
 from tests.campaign_helpers import active_campaign, annotators, form_data
 

@@ -8,15 +8,15 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from prb_annotate.annotating import skip
-from prb_annotate.assignment import (
+from prb_annotate.campaigns.annotating import skip
+from prb_annotate.campaigns.assignment import (
     balanced_position,
     is_gold_slot,
     next_assignment,
     reclaim_expired,
     responses_ab,
 )
-from prb_annotate.campaigns import set_status
+from prb_annotate.campaigns.lifecycle import set_status
 from prb_annotate.models import Assignment, CampaignItem, Dataset, Membership
 from tests.campaign_helpers import active_campaign, annotators, submit_form
 from tests.conftest import make_pairs

@@ -9,10 +9,10 @@ from datetime import timedelta
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from prb_annotate import assignment_plan
-from prb_annotate.annotating import skip
-from prb_annotate.assignment import next_assignment
-from prb_annotate.assignment_plan import MAX_CANDIDATES, Candidate, plan_for
+from prb_annotate.campaigns import plan as assignment_plan
+from prb_annotate.campaigns.annotating import skip
+from prb_annotate.campaigns.assignment import next_assignment
+from prb_annotate.campaigns.plan import MAX_CANDIDATES, Candidate, plan_for
 from prb_annotate.models import Assignment, Campaign, CampaignItem, Dataset
 from tests.campaign_helpers import active_campaign, annotators, submit_form
 from tests.conftest import make_pairs

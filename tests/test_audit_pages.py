@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from prb_annotate import audit_render
+from prb_annotate.audit import report as audit_report
 from prb_annotate.models import CampaignItem, Membership
 from tests.audit_support import add_item, annotate, annotate_all, annotators, make_campaign
 
@@ -87,7 +87,7 @@ def test_it_prints_the_same_numbers_on_the_page_and_in_the_cli(campaign, manager
     html = client.get(page_url(campaign)).content.decode()
     table_cells = [
         cell
-        for table in audit_render.agreement_tables(from_cli)
+        for table in audit_report.agreement_tables(from_cli)
         for row in table["rows"]
         for cell in row["cells"]
     ]
@@ -95,10 +95,10 @@ def test_it_prints_the_same_numbers_on_the_page_and_in_the_cli(campaign, manager
     for cell in table_cells:
         assert cell in text
         assert cell in html
-    for _, value in audit_render.bias_lines(from_cli) + audit_render.label_lines(from_cli):
+    for _, value in audit_report.bias_lines(from_cli) + audit_report.label_lines(from_cli):
         assert value in text
         assert value in html
-    overall = audit_render.share(from_cli["validity"]["overall"]["validated_share"])
+    overall = audit_report.share(from_cli["validity"]["overall"]["validated_share"])
     assert f"overall: {overall}" in text
     assert overall in html
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from prb_annotate import audit
-from prb_annotate.auditing import (
+from prb_annotate.audit import verdicts
+from prb_annotate.audit.frames import (
     annotations_frame,
     campaign_audit,
     campaign_verdicts,
@@ -218,7 +218,7 @@ def test_it_builds_the_annotations_frame_in_dataset_orientation(campaign, raters
     answered = datetime(2026, 1, 5, 15, 30, 15, 123456, tzinfo=timezone(timedelta(hours=2)))
     Annotation.objects.filter(pk=third.pk).update(created_at=answered)
     frame = annotations_frame(campaign).set_index("annotator")
-    for column in audit.FRAME_COLUMNS:
+    for column in verdicts.FRAME_COLUMNS:
         assert column in frame.columns or column == "annotator"
     assert frame.loc["rater1", "rubric_fit_position"] == "B"
     assert frame.loc["rater2", "rubric_fit_position"] == "A"
@@ -334,8 +334,8 @@ def test_it_audits_a_campaign_end_to_end(campaign, raters):
 
 def test_it_knows_the_answer_choices_of_the_model():
     """The pure audit's answer domains are the Annotation model's choices."""
-    assert tuple(Annotation.RubricFit.values) == audit.RUBRIC_FIT
-    assert tuple(Annotation.Differentiator.values) == audit.DIFFERENTIATOR
+    assert tuple(Annotation.RubricFit.values) == verdicts.RUBRIC_FIT
+    assert tuple(Annotation.Differentiator.values) == verdicts.DIFFERENTIATOR
 
 
 def test_it_reads_ratings_of_criteria_with_any_name(dataset, raters):

@@ -202,8 +202,8 @@ def test_it_lays_out_at_desktop_and_phone_widths(live_server, browser, dataset, 
 def test_it_shows_the_dashboard_and_pauses_the_campaign(
     live_server, browser, dataset, manager, annotator, other_annotator
 ) -> None:
-    from prb_annotate.annotating import parse_submission, submit
-    from prb_annotate.assignment import next_assignment
+    from prb_annotate.campaigns.annotating import parse_submission, submit
+    from prb_annotate.campaigns.assignment import next_assignment
 
     campaign = active_campaign(dataset, annotator, other_annotator, quota_per_annotator=6)
     for index in range(2):

@@ -11,9 +11,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from prb_annotate.annotating import skip
-from prb_annotate.assignment import next_assignment
-from prb_annotate.campaigns import (
+from prb_annotate.campaigns.annotating import skip
+from prb_annotate.campaigns.assignment import next_assignment
+from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     InvalidInvite,
     InviteClosed,
@@ -24,8 +24,8 @@ from prb_annotate.campaigns import (
     quota_done,
     set_status,
 )
+from prb_annotate.campaigns.progress import annotator_progress, campaign_progress
 from prb_annotate.models import Assignment, Campaign, CampaignItem, Dataset, Membership
-from prb_annotate.progress import annotator_progress, campaign_progress
 from tests.campaign_helpers import active_campaign, annotators, submit_form
 
 NOW = timezone.now()

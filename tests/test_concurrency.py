@@ -15,8 +15,8 @@ from django.db import connection
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from prb_annotate.annotating import SubmitError, answers_from_form, skip, submit
-from prb_annotate.assignment import next_assignment
+from prb_annotate.campaigns.annotating import SubmitError, answers_from_form, skip, submit
+from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Dataset
 from tests.campaign_helpers import active_campaign, annotators, form_data
 from tests.conftest import make_pairs

@@ -14,10 +14,11 @@ from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.test import override_settings
 
-from prb_annotate.auditing import IdIn, campaign_audit, campaign_verdicts
-from prb_annotate.campaigns import create_campaign
-from prb_annotate.export_slices import chunk_columns, validation_object
-from prb_annotate.exporting import (
+from prb_annotate.audit.frames import IdIn, campaign_audit, campaign_verdicts
+from prb_annotate.campaigns.lifecycle import create_campaign
+from prb_annotate.datasets.importing import import_path
+from prb_annotate.datasets.records import pair_to_record
+from prb_annotate.exports.export import (
     PSEUDONYM_RULE,
     ExportError,
     ParquetRecordsFile,
@@ -26,9 +27,8 @@ from prb_annotate.exporting import (
     export_split,
     pseudonym,
 )
-from prb_annotate.importing import import_path
+from prb_annotate.exports.slices import chunk_columns, validation_object
 from prb_annotate.models import Annotation, Campaign, CampaignItem, Dataset, Pair
-from prb_annotate.records import pair_to_record
 from tests.export_support import (
     ART_IDS,
     EXCLUDED_IDS,

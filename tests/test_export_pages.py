@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from prb_annotate.campaigns import add_member
+from prb_annotate.campaigns.lifecycle import add_member
 from prb_annotate.models import Campaign, Membership
 from tests.export_support import annotated_campaign, import_dataset
 

@@ -14,10 +14,10 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from prb_annotate import export_slices, exporting
-from prb_annotate.export_slices import ExportError, SliceResult, SliceTask
+from prb_annotate.exports import export, slices
+from prb_annotate.exports.processes import can_share_work, ordered_map
+from prb_annotate.exports.slices import ExportError, SliceResult, SliceTask
 from prb_annotate.models import Campaign, Pair
-from prb_annotate.processes import can_share_work, ordered_map
 from tests.export_support import annotated_campaign, import_dataset
 
 FORMATS = ("jsonl", "parquet", "csv")
@@ -57,7 +57,7 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 def export_both_ways(campaign: Campaign, out: Path) -> None:
     for fmt in FORMATS:
         for workers in (1, 2):
-            exporting.export_split(
+            export.export_split(
                 campaign,
                 out / f"{fmt}-{workers}",
                 subset="all",
@@ -76,7 +76,7 @@ def assert_same_files(out: Path) -> None:
 
 def export_slice_noting_pid(pid_file: Path) -> Callable[[Campaign, SliceTask], SliceResult]:
     """``export_slice`` that also notes which process ran it."""
-    real = export_slices.export_slice
+    real = slices.export_slice
 
     def noted(campaign: Campaign, task: SliceTask) -> SliceResult:
         with pid_file.open("a") as file:
@@ -92,7 +92,7 @@ def campaign(transactional_db: None, monkeypatch: pytest.MonkeyPatch) -> Campaig
     if not can_share_work():
         pytest.skip("an in-memory SQLite database: workers are not used")
     users = [User.objects.create(username=name) for name in ("alice", "bob", "carol")]
-    monkeypatch.setattr(exporting, "SLICE_PAIRS", SLICE_PAIRS)
+    monkeypatch.setattr(export, "SLICE_PAIRS", SLICE_PAIRS)
     return annotated_campaign(import_dataset(), users)
 
 
@@ -100,7 +100,7 @@ def campaign(transactional_db: None, monkeypatch: pytest.MonkeyPatch) -> Campaig
 def slice_pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], set[str]]:
     """The processes other than this one that made slices, once the export is done."""
     pid_file = tmp_path / "pids"
-    monkeypatch.setattr(export_slices, "export_slice", export_slice_noting_pid(pid_file))
+    monkeypatch.setattr(slices, "export_slice", export_slice_noting_pid(pid_file))
     return lambda: set(pid_file.read_text().split()) - {str(os.getpid())}
 
 
@@ -121,7 +121,7 @@ def test_a_workers_error_names_the_record_and_leaves_nothing(
     pair.extra = {**pair.extra, "validation": "the dataset's own"}
     pair.save()
     with pytest.raises(ExportError, match=r"soc-1.*'validation'"):
-        exporting.export_split(
+        export.export_split(
             campaign, tmp_path / "out", subset="all", with_validation=True, workers=2
         )
     assert list(tmp_path.iterdir()) == []

@@ -15,9 +15,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from prb_annotate.importing import INSERTED_FIELDS, ImportFailed, import_path, import_upload
+from prb_annotate.datasets.importing import (
+    INSERTED_FIELDS,
+    ImportFailed,
+    import_path,
+    import_upload,
+)
+from prb_annotate.datasets.records import canonical_json, pair_to_record, parse_record
 from prb_annotate.models import Dataset, Pair
-from prb_annotate.records import canonical_json, pair_to_record, parse_record
 
 ART = "Art_and_Entertainment"
 LIFE = "Lifestyle_and_Personal_Development"

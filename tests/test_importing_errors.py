@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from prb_annotate.importing import ImportFailed, import_path
+from prb_annotate.datasets.importing import ImportFailed, import_path
 from prb_annotate.models import Dataset
 from tests.test_importing import counts, official, write_jsonl
 

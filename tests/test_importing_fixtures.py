@@ -10,9 +10,9 @@ from pathlib import Path
 from django.conf import settings
 
 from fixtures.make_synthetic import CATEGORIES, synthetic_records, write_synthetic
-from prb_annotate.importing import import_path
+from prb_annotate.datasets.importing import import_path
+from prb_annotate.datasets.records import pair_to_record
 from prb_annotate.models import Pair
-from prb_annotate.records import pair_to_record
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 DEMO = FIXTURES / "prb_demo.jsonl"

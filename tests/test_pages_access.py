@@ -74,7 +74,7 @@ def test_it_hides_the_dashboard_from_annotators(dataset, annotator, login) -> No
 
 
 def test_it_lets_campaign_managers_in_without_staff(dataset, annotator, outsider, login) -> None:
-    from prb_annotate.campaigns import add_member
+    from prb_annotate.campaigns.lifecycle import add_member
 
     campaign = active_campaign(dataset, annotator)
     add_member(campaign, outsider, role="manager")

@@ -197,7 +197,7 @@ def test_it_renders_hostile_text_inert(dataset, annotator, login) -> None:
 
 
 def test_it_tells_annotators_when_the_campaign_is_paused(dataset, annotator, login) -> None:
-    from prb_annotate.campaigns import set_status
+    from prb_annotate.campaigns.lifecycle import set_status
 
     campaign = active_campaign(dataset, annotator)
     set_status(campaign, "paused")

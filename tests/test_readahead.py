@@ -6,8 +6,8 @@ from collections.abc import Generator, Iterator
 import pytest
 from django.db import connection, transaction
 
+from prb_annotate.db.readahead import read_ahead
 from prb_annotate.models import Dataset, Pair
-from prb_annotate.readahead import read_ahead
 from tests.conftest import make_pairs
 
 

@@ -14,10 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prb_annotate.importing import import_path
-from prb_annotate.models import Pair
-from prb_annotate.readers import BadEntry, read_jsonl
-from prb_annotate.records import (
+from prb_annotate.datasets.importing import import_path
+from prb_annotate.datasets.readers import BadEntry, read_jsonl
+from prb_annotate.datasets.records import (
     RecordInvalid,
     ascii_json,
     canonical_json,
@@ -27,6 +26,7 @@ from prb_annotate.records import (
     standard_texts,
     type_name,
 )
+from prb_annotate.models import Pair
 
 # Non-ASCII in and beyond the BMP, escapes, DEL and other control characters, a line separator,
 # keys whose sorted order differs between ASCII and the rest, 64-bit integer limits.

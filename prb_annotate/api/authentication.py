@@ -15,7 +15,7 @@ from django.db.models import Field, Model
 from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 
-from prb_annotate.plainsql import columns, fetch, instance
+from prb_annotate.db.plainsql import columns, fetch, instance
 
 TOKEN_SQL = """
 SELECT {token_columns}, {user_columns}

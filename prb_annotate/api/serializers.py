@@ -6,7 +6,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
-from prb_annotate.exporting import FORMATS, SUBSETS
+from prb_annotate.exports.export import FORMATS, SUBSETS
 from prb_annotate.models import Campaign, Dataset, Membership, Pair
 
 MAX_K = 50

@@ -31,12 +31,17 @@ from prb_annotate.api import serializers as api
 from prb_annotate.api.errors import error_body
 from prb_annotate.api.permissions import IsStaff, managed_campaign
 from prb_annotate.api.schema import ImportErrorSerializer
-from prb_annotate.auditing import PairVerdict, campaign_audit, campaign_verdicts
-from prb_annotate.campaigns import CampaignSetupError, add_member, create_campaign, set_status
-from prb_annotate.exporting import export_zip
-from prb_annotate.importing import ImportFailed, import_upload
+from prb_annotate.audit.frames import PairVerdict, campaign_audit, campaign_verdicts
+from prb_annotate.campaigns.lifecycle import (
+    CampaignSetupError,
+    add_member,
+    create_campaign,
+    set_status,
+)
+from prb_annotate.campaigns.progress import campaign_progress
+from prb_annotate.datasets.importing import ImportFailed, import_upload
+from prb_annotate.exports.export import export_zip
 from prb_annotate.models import Campaign, Dataset, Membership, Pair
-from prb_annotate.progress import campaign_progress
 
 MAX_LISTED_PROBLEMS = 100
 

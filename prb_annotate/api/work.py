@@ -33,14 +33,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from prb_annotate.access import annotator_campaign_or_404
-from prb_annotate.annotating import SubmitError, skip, submit_form
 from prb_annotate.api import serializers_work as shapes
 from prb_annotate.api.errors import error_body
 from prb_annotate.api.schema import ErrorSerializer
-from prb_annotate.assignment import next_assignment_by_id, responses_ab
+from prb_annotate.campaigns.annotating import SubmitError, skip, submit_form
+from prb_annotate.campaigns.assignment import next_assignment_by_id, responses_ab
+from prb_annotate.campaigns.progress import annotator_progress
+from prb_annotate.db.plainsql import whole_request_transaction
 from prb_annotate.models import Assignment, Membership
-from prb_annotate.plainsql import whole_request_transaction
-from prb_annotate.progress import annotator_progress
 
 ERROR_STATUS = {"invalid": 400, "full": 409, "inactive": 409, "submitted": 409}
 CONFLICT = "The pair has enough annotations, or the campaign does not take answers now."

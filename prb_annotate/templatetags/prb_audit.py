@@ -2,29 +2,29 @@
 
 from django import template
 
-from prb_annotate import audit_render
+from prb_annotate.audit import report as audit_report
 
 register = template.Library()
 
 
 @register.filter
 def num(value: float | None, digits: int = 3) -> str:
-    return audit_render.number(value, digits)
+    return audit_report.number(value, digits)
 
 
 @register.filter
 def pct(value: float | None) -> str:
-    return audit_render.percent(value)
+    return audit_report.percent(value)
 
 
 @register.filter
 def pval(value: float | None) -> str:
-    return audit_render.p_value(value)
+    return audit_report.p_value(value)
 
 
 @register.filter
 def seconds(milliseconds: float | None) -> str:
-    return audit_render.number(None if milliseconds is None else milliseconds / 1000, 1)
+    return audit_report.number(None if milliseconds is None else milliseconds / 1000, 1)
 
 
 @register.filter

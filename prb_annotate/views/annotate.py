@@ -21,7 +21,7 @@ from django.urls import path
 from django.views.decorators.http import require_POST
 
 from prb_annotate.access import annotator_membership_or_404
-from prb_annotate.annotating import (
+from prb_annotate.campaigns.annotating import (
     SubmitError,
     current_annotation,
     form_values,
@@ -29,17 +29,17 @@ from prb_annotate.annotating import (
     skip,
     submit,
 )
-from prb_annotate.assignment import next_assignment, responses_ab
-from prb_annotate.campaigns import (
+from prb_annotate.campaigns.assignment import next_assignment, responses_ab
+from prb_annotate.campaigns.lifecycle import (
     InvalidInvite,
     InviteClosed,
     InviteNeedsLogin,
     join_by_invite,
     quota_done,
 )
+from prb_annotate.campaigns.progress import annotator_progress
 from prb_annotate.forms import choice_questions, question_names, rating_questions
 from prb_annotate.models import Assignment, Campaign, Membership
-from prb_annotate.progress import annotator_progress
 
 SKIP_REASONS = [
     "I cannot judge this topic",

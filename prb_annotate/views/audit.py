@@ -7,9 +7,9 @@ from django.shortcuts import redirect, render
 from django.urls import path
 from django.views.decorators.http import require_POST
 
-from prb_annotate import audit_render
 from prb_annotate.access import managed_campaign_or_404
-from prb_annotate.auditing import campaign_audit, request_extra_annotations
+from prb_annotate.audit import report as audit_report
+from prb_annotate.audit.frames import campaign_audit, request_extra_annotations
 
 
 def _resamples(request: HttpRequest) -> int:
@@ -25,7 +25,7 @@ def campaign_audit_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
     report = campaign_audit(campaign, resamples=_resamples(request))
     split_votes = sum("undecided_split_vote" in row["reasons"] for row in report["verdicts"])
-    context = {**audit_render.context(report), "campaign": campaign, "split_votes": split_votes}
+    context = {**audit_report.context(report), "campaign": campaign, "split_votes": split_votes}
     return render(request, "prb_annotate/audit.html", context)
 
 

@@ -18,10 +18,10 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
 from prb_annotate.access import is_staff, managed_campaign_or_404, staff_required
-from prb_annotate.campaigns import add_member, create_campaign, set_status
+from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
+from prb_annotate.campaigns.progress import campaign_progress
 from prb_annotate.forms import AddMemberForm, CampaignForm
 from prb_annotate.models import Campaign, Membership
-from prb_annotate.progress import campaign_progress
 
 # The buttons each status offers: (target status, label).
 STATUS_ACTIONS: dict[str, list[tuple[str, str]]] = {

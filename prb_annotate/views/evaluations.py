@@ -5,7 +5,7 @@ from django.shortcuts import render
 from django.urls import path
 
 from prb_annotate.access import managed_campaign_or_404
-from prb_annotate.evaluating import accuracy_rows
+from prb_annotate.campaigns.evaluating import accuracy_rows
 
 
 def campaign_evaluations(request: HttpRequest, campaign_id: int) -> HttpResponse:

@@ -7,7 +7,7 @@ from django.shortcuts import render
 from django.urls import path
 
 from prb_annotate.access import managed_campaign_or_404
-from prb_annotate.exporting import export_zip
+from prb_annotate.exports.export import export_zip
 
 
 class ExportForm(forms.Form):

@@ -8,8 +8,8 @@ from typing import Any
 from django.contrib.staticfiles import finders
 from django.core.management.base import BaseCommand, CommandError
 
-from prb_annotate import audit_render
-from prb_annotate.auditing import campaign_audit
+from prb_annotate.audit import report as audit_report
+from prb_annotate.audit.frames import campaign_audit
 from prb_annotate.models import Campaign
 
 
@@ -47,8 +47,8 @@ def render(report: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
-        return audit_render.render_html(report, standalone_css=_app_css())
-    return audit_render.render_text(report)
+        return audit_report.render_html(report, standalone_css=_app_css())
+    return audit_report.render_text(report)
 
 
 def _app_css() -> str:

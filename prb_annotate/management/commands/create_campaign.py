@@ -6,7 +6,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 
-from prb_annotate.campaigns import CampaignSetupError, add_member, create_campaign
+from prb_annotate.campaigns.lifecycle import CampaignSetupError, add_member, create_campaign
 from prb_annotate.models import Campaign, Dataset
 
 

@@ -11,8 +11,8 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
-from prb_annotate.campaigns import add_member, create_campaign
-from prb_annotate.importing import import_path
+from prb_annotate.campaigns.lifecycle import add_member, create_campaign
+from prb_annotate.datasets.importing import import_path
 from prb_annotate.models import Campaign, Dataset
 
 DEMO_FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "prb_demo.jsonl"

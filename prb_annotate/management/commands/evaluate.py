@@ -4,9 +4,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from prb_annotate.evaluating import accuracy_rows, evaluate_campaign
+from prb_annotate.campaigns.evaluating import accuracy_rows, evaluate_campaign
+from prb_annotate.formatting import percent
 from prb_annotate.models import Campaign
-from prb_annotate.templatetags.prb_numbers import percent
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from prb_annotate.importing import ImportFailed, import_path
+from prb_annotate.datasets.importing import ImportFailed, import_path
 
 
 class Command(BaseCommand):

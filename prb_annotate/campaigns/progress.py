@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from prb_annotate.assignment import occupying
+from prb_annotate.campaigns.assignment import occupying
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Membership
 
 

@@ -21,8 +21,7 @@ import pandas as pd
 import pyarrow as pa
 from django.db.models import QuerySet
 
-from prb_annotate import audit
-from prb_annotate.auditing import (
+from prb_annotate.audit.frames import (
     IdIn,
     PairVerdict,
     annotations_frame,
@@ -30,8 +29,9 @@ from prb_annotate.auditing import (
     raw_rows,
     thresholds_for,
 )
+from prb_annotate.audit.verdicts import counted_annotations, pair_verdicts, questions
+from prb_annotate.datasets.records import pair_to_record
 from prb_annotate.models import Campaign, CampaignItem, Pair
-from prb_annotate.records import pair_to_record
 
 # Pairs per slice: a slice's records (about 10 kB each) and annotations are held at once, in
 # the worker and then in the pipe, so this bounds the memory of every process.
@@ -123,13 +123,13 @@ def export_slice(campaign: Campaign, task: SliceTask) -> SliceResult:
     items = items_frame(campaign, lengths=False, pair_ids=task.pair_ids)
     frame = annotations_frame(campaign, items, only_items=True)
     excluded = options.excluded_annotators
-    verdicts = audit.pair_verdicts(
+    verdicts = pair_verdicts(
         frame, thresholds_for(campaign), items=items, excluded_annotators=excluded
     )
     exported = [pid for pid in task.pair_ids if in_subset(verdicts[pid], options.subset)]
     by_category = records_by_category(verdicts, exported, options.with_validation)
     annotations = annotation_table(campaign, frame, exported, options)
-    counted = audit.counted_annotations(frame, items, excluded)
+    counted = counted_annotations(frame, items, excluded)
     return SliceResult(
         records={
             category: encode_records(rows, options.fmt) for category, rows in by_category.items()
@@ -167,7 +167,7 @@ def compact_answers(
         "pair_id": counted["pair_id"].to_numpy(dtype=np.int64),
         "annotator": pd.Categorical(counted["annotator"], categories=list(annotators)),
     }
-    for question in audit.questions(thresholds_for(campaign)):
+    for question in questions(thresholds_for(campaign)):
         values = counted[question.column]
         if question.kind == "nominal":
             columns[question.column] = pd.Categorical(values, categories=list(question.domain))

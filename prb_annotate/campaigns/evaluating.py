@@ -12,9 +12,9 @@ from typing import Any
 
 from django.db import transaction
 
-from prb_annotate.auditing import PairVerdict, campaign_verdicts
+from prb_annotate.audit.frames import PairVerdict, campaign_verdicts
+from prb_annotate.datasets.records import pair_to_record
 from prb_annotate.models import Campaign, EvaluationRun, Pair, PairScore
-from prb_annotate.records import pair_to_record
 
 SUBSET_LABEL = "audit.subset"
 SUBSETS = ("validated", "excluded")

@@ -24,15 +24,15 @@ from django.conf import settings
 from django.db import connection, transaction
 from psycopg import Copy
 
-from prb_annotate.models import Dataset, Pair
-from prb_annotate.readers import SUFFIXES, BadEntry, Unreadable, read_entries
-from prb_annotate.records import (
+from prb_annotate.datasets.readers import SUFFIXES, BadEntry, Unreadable, read_entries
+from prb_annotate.datasets.records import (
     SHAPE_KEY,
     ParsedRecord,
     RecordInvalid,
     canonical_json,
     parse_record,
 )
+from prb_annotate.models import Dataset, Pair
 
 BATCH_SIZE = 1000
 # Large reads: a record of a big file is about 10 KB, more than the default buffer.

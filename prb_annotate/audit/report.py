@@ -9,7 +9,7 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
-from prb_annotate import svg
+from prb_annotate.audit import charts as svg
 
 DASH = "—"
 # Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions.
@@ -155,7 +155,7 @@ def charts(report: dict[str, Any]) -> dict[str, SafeString]:
         ),
     ]
     return {
-        name: mark_safe(chart)  # noqa: S308 - svg.py escapes every piece of text it draws
+        name: mark_safe(chart)  # noqa: S308 - charts.py escapes every piece of text it draws
         for name, chart in {
             "agreement": svg.interval_chart(
                 agreement_rows,

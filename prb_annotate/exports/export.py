@@ -48,9 +48,10 @@ from django.db.models.expressions import Func
 from django.utils.text import slugify
 
 import prb_annotate
-from prb_annotate import audit
-from prb_annotate.auditing import annotations_frame, items_frame, raw_rows, thresholds_for
-from prb_annotate.export_slices import (
+from prb_annotate.audit import verdicts
+from prb_annotate.audit.frames import annotations_frame, items_frame, raw_rows, thresholds_for
+from prb_annotate.exports.processes import can_share_work, ordered_map
+from prb_annotate.exports.slices import (
     ARROW_FAILURES,
     SLICE_PAIRS,
     VERDICTS,
@@ -67,7 +68,6 @@ from prb_annotate.export_slices import (
     run_slice,
 )
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Pair
-from prb_annotate.processes import can_share_work, ordered_map
 
 __all__ = ["ExportError", "config_names", "export_split", "export_zip", "pseudonym"]
 
@@ -190,7 +190,7 @@ def gold_exclusions(campaign: Campaign) -> frozenset[str]:
     if gold.empty:
         return frozenset()
     frame = annotations_frame(campaign, gold, kind=CampaignItem.Kind.GOLD)
-    return frozenset(audit.annotators_below_gold(frame, gold, campaign.min_gold_accuracy))
+    return frozenset(verdicts.annotators_below_gold(frame, gold, campaign.min_gold_accuracy))
 
 
 def campaign_annotators(campaign: Campaign) -> dict[int, str]:
@@ -270,17 +270,17 @@ def agreement_summary(
     """Agreement per question with bootstrap intervals, and the validated shares.
 
     The same statistics as the audit page (a test checks they agree): the bootstrap is seeded
-    with the campaign's seed, and shares are over decided pairs, as ``audit.validity_summary``
+    with the campaign's seed, and shares are over decided pairs, as ``verdicts.validity_summary``
     has them.
     """
-    questions = audit.agreement_by_question(
+    questions = verdicts.agreement_by_question(
         counted, thresholds_for(campaign), resamples=resamples, seed=campaign.seed
     )
 
     def share(rows: Collection[dict[str, int]]) -> dict[str, Any]:
         validated = sum(row["validated"] for row in rows)
         decided = validated + sum(row["excluded"] for row in rows)
-        return audit.share_with_interval(validated, decided)
+        return verdicts.share_with_interval(validated, decided)
 
     summary = {
         "resamples": resamples,
@@ -307,7 +307,7 @@ def agreement_summary(
             category: share([row]) for category, row in sorted(counts.items())
         },
     }
-    return audit.jsonable(summary)
+    return verdicts.jsonable(summary)
 
 
 def counted_answers(campaign: Campaign, parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -317,7 +317,7 @@ def counted_answers(campaign: Campaign, parts: list[pd.DataFrame]) -> pd.DataFra
     columns = [
         "pair_id",
         "annotator",
-        *(q.column for q in audit.questions(thresholds_for(campaign))),
+        *(q.column for q in verdicts.questions(thresholds_for(campaign))),
     ]
     return compact_answers(pd.DataFrame({column: [] for column in columns}), campaign, ())
 

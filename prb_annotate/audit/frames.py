@@ -1,6 +1,6 @@
 """The audit against the database: frames in, verdicts and reports out.
 
-The statistics live in ``agreement`` and the rules in ``audit`` (pure, no ORM); this module
+The statistics live in ``agreement`` and the rules in ``verdicts`` (pure, no ORM); this module
 only reads a campaign into the two frames they take, and writes back the one thing the audit
 changes: an extra annotator for a split vote.
 """
@@ -20,10 +20,10 @@ from django.db.models.fields.json import (  # type: ignore[attr-defined]  # not 
 )
 from django.db.models.functions import Length
 
-from prb_annotate import audit
-from prb_annotate.audit import PairVerdict, Thresholds
+from prb_annotate.audit import verdicts
+from prb_annotate.audit.verdicts import PairVerdict, Thresholds
+from prb_annotate.db.readahead import read_ahead
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
-from prb_annotate.readahead import read_ahead
 
 __all__ = [
     "PairVerdict",
@@ -94,7 +94,7 @@ def annotations_frame(
     """One row per current annotation of the campaign, in dataset orientation.
 
     Only each submitted assignment's current revision counts. Columns: those of
-    ``audit.FRAME_COLUMNS`` (ids, external_id, category, item_kind, annotator username and id,
+    ``verdicts.FRAME_COLUMNS`` (ids, external_id, category, item_kind, annotator username and id,
     chosen_position, rubric_fit and rubric_fit_position as the annotator saw it (A / B / tie),
     differentiator, confidence, flagged, comment, time_on_task_ms, submitted_at, chosen_len and
     rejected_len in characters), plus revision, annotated_at, and one
@@ -106,8 +106,8 @@ def annotations_frame(
     ``kind`` reads only the annotations of that kind of item.
     """
     quality = {
-        audit.quality_column(side, criterion): RatingText(criterion, f"quality_{side}")
-        for side in audit.SIDES
+        verdicts.quality_column(side, criterion): RatingText(criterion, f"quality_{side}")
+        for side in verdicts.SIDES
         for criterion in campaign.quality_criteria
     }
     # Ratings are taken out of the JSON by the database: parsing every annotation's JSON in
@@ -152,7 +152,7 @@ def annotations_frame(
     frame = frame.sort_values(
         ["pair_id", "annotator", "annotation_id"], kind="stable", ignore_index=True
     )
-    return frame[[*audit.FRAME_COLUMNS, "revision", "annotated_at", *quality]]
+    return frame[[*verdicts.FRAME_COLUMNS, "revision", "annotated_at", *quality]]
 
 
 class IdIn(Func):
@@ -355,7 +355,7 @@ def items_frame(
         ]
 
     frame = fetch_frame(queryset, columns, convert, small=pair_ids is not None)
-    return frame[list(audit.ITEM_COLUMNS)]
+    return frame[list(verdicts.ITEM_COLUMNS)]
 
 
 def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:
@@ -369,8 +369,8 @@ def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:
 def _verdicts(campaign: Campaign, items: pd.DataFrame) -> dict[int, PairVerdict]:
     frame = annotations_frame(campaign, items)
     thresholds = thresholds_for(campaign)
-    excluded = audit.annotators_below_gold(frame, items, thresholds.min_gold_accuracy)
-    return audit.pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded)
+    excluded = verdicts.annotators_below_gold(frame, items, thresholds.min_gold_accuracy)
+    return verdicts.pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded)
 
 
 def campaign_audit(
@@ -381,13 +381,13 @@ def campaign_audit(
     confidence: float = 0.95,
     dawid_skene: bool = True,
 ) -> dict[str, Any]:
-    """The full audit report, JSON-ready (see ``audit.audit_report``).
+    """The full audit report, JSON-ready (see ``verdicts.audit_report``).
 
     ``seed`` defaults to the campaign's seed, so the page, the CLI and the export manifest show
     the same intervals for the same data.
     """
     items = items_frame(campaign)
-    report = audit.audit_report(
+    report = verdicts.audit_report(
         annotations_frame(campaign, items),
         items,
         thresholds_for(campaign),
@@ -415,13 +415,13 @@ def request_extra_annotations(campaign: Campaign) -> int:
     raise a pair once, not twice.
     """
     items = items_frame(campaign, lengths=False)
-    verdicts = _verdicts(campaign, items)
+    by_pair = _verdicts(campaign, items)
     # The extra count each split verdict was computed with: only that state gets raised.
     seen = {
         int(row.item_id): int(row.required) - campaign.annotations_per_pair
         for row in items.itertuples(index=False)
         if row.item_kind == CampaignItem.Kind.REGULAR
-        and audit.UNDECIDED_SPLIT_VOTE in verdicts[int(row.pair_id)].reasons
+        and verdicts.UNDECIDED_SPLIT_VOTE in by_pair[int(row.pair_id)].reasons
     }
     raised = 0
     with transaction.atomic():

@@ -35,7 +35,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from prb_annotate.plainsql import db_time, fetch, placeholders
+from prb_annotate.db.plainsql import db_time, fetch, placeholders
 
 MAX_CANDIDATES = 8  # per step of the queue
 HINT_TTL_S = 30.0

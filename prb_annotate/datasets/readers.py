@@ -25,7 +25,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prb_annotate.records import type_name
+from prb_annotate.datasets.records import type_name
 
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 SUFFIXES = JSONL_SUFFIXES | {".json", ".csv", ".parquet"}

@@ -2,9 +2,9 @@
 
 Pure pandas over a frame of annotations (one row per current annotation, in dataset
 orientation; see :data:`FRAME_COLUMNS`) and a frame of campaign items (:data:`ITEM_COLUMNS`).
-No ORM here: ``prb_annotate.auditing`` builds both frames from the database.
+No ORM here: ``prb_annotate.audit.frames`` builds both frames from the database.
 
-The validation rule (DESIGN §5). A regular pair is **validated** when
+The validation rule (ARCHITECTURE.md, "The verdict rule"). A regular pair is **validated** when
 
 1. it has at least ``required`` counted annotations (k = annotations per pair, plus the extra
    annotators a split vote asked for);
@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from prb_annotate import agreement
+from prb_annotate.audit import agreement
 
 # The answer domains, as stored by prb_annotate.models.Annotation (a test keeps them in sync).
 RUBRIC_FIT = ("chosen", "rejected", "tie")

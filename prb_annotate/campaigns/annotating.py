@@ -18,8 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
-from prb_annotate.plainsql import (
+from prb_annotate.db.plainsql import (
     db_time,
     execute,
     fetch,
@@ -28,6 +27,7 @@ from prb_annotate.plainsql import (
     operation_transaction,
     row_lock,
 )
+from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
 
 MAX_CLIENT_TOKEN = 64
 MAX_COMMENT = 5000

@@ -57,9 +57,8 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from prb_annotate.assignment_plan import MAX_CANDIDATES, Candidate, Plan, plan_for
-from prb_annotate.models import Assignment, Campaign, CampaignItem, Membership, Pair
-from prb_annotate.plainsql import (
+from prb_annotate.campaigns.plan import MAX_CANDIDATES, Candidate, Plan, plan_for
+from prb_annotate.db.plainsql import (
     columns,
     db_time,
     execute,
@@ -69,6 +68,7 @@ from prb_annotate.plainsql import (
     operation_transaction,
     row_lock,
 )
+from prb_annotate.models import Assignment, Campaign, CampaignItem, Membership, Pair
 
 A = Assignment.Position.A
 B = Assignment.Position.B
