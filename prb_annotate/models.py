@@ -6,6 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
@@ -80,9 +81,21 @@ class Campaign(models.Model):
     # A pair is validated when both answers reach this median on every criterion ...
     quality_threshold = models.FloatField(default=4.0)
     # ... and a strict majority of annotators agree (share of annotations, > this value).
-    majority_threshold = models.FloatField(default=0.5)
+    # Below 0.5 the losing side could win, so such values are refused.
+    majority_threshold = models.FloatField(
+        default=0.5, validators=[MinValueValidator(0.5), MaxValueValidator(0.99)]
+    )
     # Annotators whose gold accuracy falls below this are left out of the audit (None: keep all).
     min_gold_accuracy = models.FloatField(null=True, blank=True)
+    # Annotators whose share of "A" answers is biased with a binomial p-value below this are
+    # left out of the audit (None: keep all).
+    position_bias_max_p = models.FloatField(
+        null=True, blank=True, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
+    )
+    # Quality control marks answers given faster than this as too fast.
+    fast_answer_seconds = models.FloatField(default=10.0, validators=[MinValueValidator(0.0)])
+    # The annotation page shows a running timer for the current item.
+    show_timer = models.BooleanField(default=False)
     gold_rate = models.FloatField(default=0.0)
     seed = models.IntegerField(default=0)
     quota_per_annotator = models.PositiveIntegerField(null=True, blank=True)
@@ -337,3 +350,74 @@ class PairScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}:{self.pair_id}"
+
+
+class Adjudication(models.Model):
+    """A manager's final decision on a campaign pair, overriding the annotators' verdict.
+
+    Revisable with history: each decision adds a row and only the newest has ``is_current``.
+    A decision of ``withdrawn`` hands the pair back to the annotators' verdict.
+    """
+
+    class Decision(models.TextChoices):
+        VALIDATED = "validated"
+        EXCLUDED = "excluded"
+        WITHDRAWN = "withdrawn"
+
+    item = models.ForeignKey(CampaignItem, on_delete=models.CASCADE, related_name="adjudications")
+    decision = models.CharField(max_length=10, choices=Decision.choices)
+    # A reason code (the audit's codes, or ``adjudicator_judgement``).
+    reason = models.CharField(max_length=64)
+    note = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    is_current = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["item", "created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item"], condition=Q(is_current=True), name="adjudication_one_current"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item_id}: {self.decision}"
+
+
+class AnnotatorExclusion(models.Model):
+    """An annotator a manager left out of a campaign's audit, with the reason; reversible.
+
+    Current when ``lifted_at`` is empty; lifting keeps the row as history.
+    """
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="annotator_exclusions"
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    reason = models.TextField()
+    excluded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    lifted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "annotator"],
+                condition=Q(lifted_at__isnull=True),
+                name="exclusion_one_current",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator_id} out of {self.campaign_id}"
