@@ -20,7 +20,7 @@ from django.db.models.fields.json import (  # type: ignore[attr-defined]  # not 
 )
 from django.db.models.functions import Length
 
-from prb_annotate.audit import verdicts
+from prb_annotate.audit import decisions, verdicts
 from prb_annotate.audit.verdicts import PairVerdict, Thresholds
 from prb_annotate.db.readahead import read_ahead
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
@@ -361,7 +361,8 @@ def items_frame(
 def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:
     """The verdict of every regular item's pair, keyed by pair id (unannotated ones too).
 
-    Annotators below the campaign's minimum gold accuracy are left out first.
+    Annotators below the campaign's minimum gold accuracy are left out first; a manager's
+    adjudication replaces the annotators' verdict (``decisions``).
     """
     return _verdicts(campaign, items_frame(campaign, lengths=False))
 
@@ -370,7 +371,8 @@ def _verdicts(campaign: Campaign, items: pd.DataFrame) -> dict[int, PairVerdict]
     frame = annotations_frame(campaign, items)
     thresholds = thresholds_for(campaign)
     excluded = verdicts.annotators_below_gold(frame, items, thresholds.min_gold_accuracy)
-    return verdicts.pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded)
+    by_pair = verdicts.pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded)
+    return decisions.with_adjudications(campaign, by_pair)
 
 
 def campaign_audit(
@@ -395,6 +397,7 @@ def campaign_audit(
         seed=campaign.seed if seed is None else seed,
         confidence=confidence,
         dawid_skene=dawid_skene,
+        adjudications=decisions.current_adjudications(campaign),
     )
     report["campaign"] = {
         "id": campaign.pk,

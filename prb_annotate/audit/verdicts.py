@@ -4,7 +4,8 @@ Pure pandas over a frame of annotations (one row per current annotation, in data
 orientation; see :data:`FRAME_COLUMNS`) and a frame of campaign items (:data:`ITEM_COLUMNS`).
 No ORM here: ``prb_annotate.audit.frames`` builds both frames from the database.
 
-The validation rule (ARCHITECTURE.md, "The verdict rule"). A regular pair is **validated** when
+The validation rule (ARCHITECTURE.md, "The verdict rule"; the audit page shows it in these
+words, and ``RULE`` below is its short form). A regular pair is **validated** when
 
 1. it has at least ``required`` counted annotations (k = annotations per pair, plus the extra
    annotators a split vote asked for);
@@ -16,26 +17,39 @@ The validation rule (ARCHITECTURE.md, "The verdict rule"). A regular pair is **v
 
 Tie rules, applied the same way to every vote:
 
-- A *majority* is a share strictly greater than ``majority_threshold`` (default 0.5).
+- A *majority* is a share strictly greater than ``majority_threshold`` (default 0.5, never
+  below: with 0.3, two "chosen" against three "rejected" would pass, so the campaign refuses
+  values under 0.5).
 - Each vote has two sides: "preference" against any other differentiator, "chosen" against
   "rejected" or "tie", "not flagged" against "flagged". When neither side's share exceeds the
   threshold (an even split such as 2-2 with four annotators) the pair is **undecided** with
   ``undecided_split_vote``; it can ask for one more annotator.
+- A majority against the chosen answer is ``label_tie`` when a majority calls the answers a
+  tie, and ``label_disagrees`` otherwise (a majority for the rejected answer, or "rejected"
+  and "tie" answers that only together outnumber "chosen").
 - The median of an even number of ratings is the mean of the two middle ones, so 3 and 5 give
-  4, which reaches a threshold of 4.
+  4, which reaches a threshold of 4. Annotations without a rating for a criterion are left
+  out of that criterion's median; when no counted annotation rates it, the pair is
+  **undecided** with ``missing_rating`` (answers from older question sets or the API).
 - With fewer annotations than required the pair is **undecided** (``too_few_annotations``),
   unless a failure is already certain whatever the missing annotations say (say two of three
   annotators already flagged it, or the median cannot reach the threshold even if every
   missing rating were the top of the scale); then it is **excluded** at once.
 - A pair that fails any condition is **excluded** with every failing reason; the undecided
   reasons are then left out (the pair is out whichever way the split would go).
+
+A manager's adjudication (``Adjudicated``) replaces the annotators' verdict of its pair
+(``apply_adjudications``): the pair reads "adjudicated", keeps the annotators' verdict beside
+it, and its reason is the manager's. Agreement statistics never see adjudications: they are
+computed from the annotators' answers alone.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -59,16 +73,19 @@ LOW_QUALITY_CHOSEN = "low_quality_chosen"
 LOW_QUALITY_REJECTED = "low_quality_rejected"
 DIFFERENTIATOR_NOT_PREFERENCE = "differentiator_not_preference"
 LABEL_DISAGREES = "label_disagrees"
+LABEL_TIE = "label_tie"
 UNDECIDED_SPLIT_VOTE = "undecided_split_vote"
 TOO_FEW_ANNOTATIONS = "too_few_annotations"
+MISSING_RATING = "missing_rating"
 EXCLUDING_REASONS = (
     FLAGGED,
     LOW_QUALITY_CHOSEN,
     LOW_QUALITY_REJECTED,
     DIFFERENTIATOR_NOT_PREFERENCE,
     LABEL_DISAGREES,
+    LABEL_TIE,
 )
-UNDECIDED_REASONS = (UNDECIDED_SPLIT_VOTE, TOO_FEW_ANNOTATIONS)
+UNDECIDED_REASONS = (UNDECIDED_SPLIT_VOTE, TOO_FEW_ANNOTATIONS, MISSING_RATING)
 REASONS = EXCLUDING_REASONS + UNDECIDED_REASONS
 REASON_LABELS = {
     FLAGGED: "flagged as unusable by a majority",
@@ -76,8 +93,27 @@ REASON_LABELS = {
     LOW_QUALITY_REJECTED: "rejected answer below the quality threshold",
     DIFFERENTIATOR_NOT_PREFERENCE: "majority says the difference is not personal preference",
     LABEL_DISAGREES: "majority does not prefer the dataset's chosen answer",
+    LABEL_TIE: "majority calls the two answers a tie for this user",
     UNDECIDED_SPLIT_VOTE: "split vote: one more annotator needed",
     TOO_FEW_ANNOTATIONS: "fewer annotations than required",
+    MISSING_RATING: "no annotator rated a quality criterion, so its median is unknown",
+}
+# The rule in one sentence, for pages, manifests and dataset cards.
+RULE = (
+    "validated: the required annotations (k, plus any extra a split vote asked for), both "
+    "answers with a median rating at or above the quality threshold on every criterion, and "
+    "a majority (share above majority_threshold, never below 0.5) naming personal preference "
+    "as the difference, preferring the dataset's chosen answer and not flagging the pair; "
+    "excluded: any of these failed; undecided: annotations or ratings missing, or a split vote"
+)
+
+# A manager's adjudication: the decisions that replace a verdict, and its reason codes.
+ADJUDICATED_DECISIONS = (VALIDATED, EXCLUDED)
+ADJUDICATOR_JUDGEMENT = "adjudicator_judgement"
+ADJUDICATION_REASONS = (ADJUDICATOR_JUDGEMENT, *REASONS)
+ADJUDICATION_REASON_LABELS = {
+    ADJUDICATOR_JUDGEMENT: "the manager's own reading of the pair",
+    **REASON_LABELS,
 }
 
 # Consistency between questions within one annotation.
@@ -135,6 +171,15 @@ ITEM_COLUMNS = (
 )
 
 
+def natural_key(external_id: str) -> tuple[tuple[int, int | str], ...]:
+    """A record id's sort key with its runs of digits compared as numbers: x-2 before x-10."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part)
+        for part in re.split(r"(\d+)", external_id)
+        if part
+    )
+
+
 def quality_column(side: str, criterion: str) -> str:
     return f"quality_{side}_{criterion}"
 
@@ -168,6 +213,54 @@ class PairVerdict:
     majority: dict[str, str | None] = field(default_factory=dict)
     # {"chosen": {criterion: median or None}, "rejected": {...}}
     quality_medians: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    # Set when a manager's adjudication gave ``verdict``: the annotators' verdict and reasons.
+    adjudication: Adjudicated | None = None
+    annotators_verdict: str | None = None
+    annotators_reasons: tuple[str, ...] = ()
+
+    @property
+    def adjudicated(self) -> bool:
+        return self.adjudication is not None
+
+    def by_annotators(self) -> tuple[str, tuple[str, ...]]:
+        """The verdict and reasons the annotators' answers give, adjudicated or not."""
+        if self.annotators_verdict is None:
+            return self.verdict, self.reasons
+        return self.annotators_verdict, self.annotators_reasons
+
+
+@dataclass(frozen=True)
+class Adjudicated:
+    """A manager's current decision on a pair (validated or excluded), as the rule reads it."""
+
+    decision: str
+    reason: str
+    note: str = ""
+    decided_by: str = ""
+    decided_at: str = ""
+
+
+def apply_adjudications(
+    verdicts: Mapping[int, PairVerdict], adjudications: Mapping[int, Adjudicated]
+) -> dict[int, PairVerdict]:
+    """The verdicts with each adjudicated pair's decision in place of the annotators' verdict.
+
+    The annotators' verdict and reasons stay on the pair; its reasons become the manager's.
+    """
+    result = dict(verdicts)
+    for pair_id, decided in adjudications.items():
+        verdict = result.get(pair_id)
+        if verdict is None:
+            continue
+        result[pair_id] = replace(
+            verdict,
+            verdict=decided.decision,
+            reasons=(decided.reason,),
+            adjudication=decided,
+            annotators_verdict=verdict.verdict,
+            annotators_reasons=verdict.reasons,
+        )
+    return result
 
 
 # --------------------------------------------------------------------------------------------
@@ -296,6 +389,22 @@ def quality_checks(
     )
 
 
+def label_failures(
+    label_vote: np.ndarray,
+    tie: np.ndarray,
+    present: np.ndarray,
+    required: np.ndarray,
+    threshold: float,
+) -> dict[str, np.ndarray]:
+    """A failed label vote, told apart: ``label_tie`` where a majority (of the annotations
+    given, or of those required while some are missing) calls it a tie, else
+    ``label_disagrees``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tie_share = tie / np.maximum(present, required)
+    tie_majority = (label_vote == FAIL) & (tie_share > threshold)
+    return {LABEL_DISAGREES: (label_vote == FAIL) & ~tie_majority, LABEL_TIE: tie_majority}
+
+
 def _majorities(counted: pd.DataFrame, column: str, threshold: float) -> pd.Series:
     """Per pair: the answer whose share is above the threshold, or None."""
     if counted.empty:
@@ -369,6 +478,7 @@ def pair_verdicts(
             {
                 "present": 1,
                 "chosen": (counted["rubric_fit"] == "chosen").to_numpy(),
+                "tie": (counted["rubric_fit"] == "tie").to_numpy(),
                 "preference": (counted["differentiator"] == "preference").to_numpy(),
                 "flagged": counted["flagged"].astype(bool).to_numpy(),
             },
@@ -380,6 +490,7 @@ def pair_verdicts(
     )
     present = tallies["present"].to_numpy(dtype=np.int64)
     chosen = tallies["chosen"].to_numpy(dtype=np.int64)
+    tie = tallies["tie"].to_numpy(dtype=np.int64)
     preference = tallies["preference"].to_numpy(dtype=np.int64)
     flagged = tallies["flagged"].to_numpy(dtype=np.int64)
     required = regular["required"].to_numpy(dtype=np.int64)
@@ -405,23 +516,30 @@ def pair_verdicts(
         LOW_QUALITY_CHOSEN: (chosen_checks == FAIL).any(axis=1),
         LOW_QUALITY_REJECTED: (rejected_checks == FAIL).any(axis=1),
         DIFFERENTIATOR_NOT_PREFERENCE: differentiator_vote == FAIL,
-        LABEL_DISAGREES: label_vote == FAIL,
+        **label_failures(label_vote, tie, present, required, threshold),
     }
     excluded = np.logical_or.reduce(list(excluding.values()))
-    too_few = ~excluded & ((missing > 0) | (checks == UNKNOWN).any(axis=1))
+    too_few = ~excluded & (missing > 0)
+    missing_rating = ~excluded & ~too_few & (checks == UNKNOWN).any(axis=1)
     split = (
         ~excluded
         & ~too_few
         & ((flag_vote == SPLIT) | (differentiator_vote == SPLIT) | (label_vote == SPLIT))
     )
     # One bit per reason, in REASONS order, so that each distinct set becomes a tuple once.
-    reason_flags = {**excluding, TOO_FEW_ANNOTATIONS: too_few, UNDECIDED_SPLIT_VOTE: split}
+    reason_flags = {
+        **excluding,
+        TOO_FEW_ANNOTATIONS: too_few,
+        UNDECIDED_SPLIT_VOTE: split,
+        MISSING_RATING: missing_rating,
+    }
     codes = sum(reason_flags[reason].astype(np.int64) << bit for bit, reason in enumerate(REASONS))
     reasons_of = {
         int(code): tuple(r for bit, r in enumerate(REASONS) if int(code) >> bit & 1)
         for code in np.unique(np.asarray(codes, dtype=np.int64))
     }
-    verdict = np.where(excluded, EXCLUDED, np.where(too_few | split, UNDECIDED, VALIDATED))
+    undecided = too_few | split | missing_rating
+    verdict = np.where(excluded, EXCLUDED, np.where(undecided, UNDECIDED, VALIDATED))
 
     majority_fit = _majorities(counted, "rubric_fit", threshold).reindex(pair_ids)
     majority_differentiator = _majorities(counted, "differentiator", threshold).reindex(pair_ids)
@@ -485,6 +603,159 @@ def _verdict_objects(
             quality_medians=medians_by_row[key],
         )
     return verdicts
+
+
+# --------------------------------------------------------------------------------------------
+# One pair, explained
+
+
+OUTCOME_WORDS = {
+    PASS: "passes",
+    FAIL: "fails",
+    SPLIT: "split",
+    PENDING: "waiting",
+    UNKNOWN: "no rating",
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One condition of the rule for one pair, as the pair page explains it.
+
+    ``reasons`` are the codes this check gives the pair when it does not pass; ``decisive``
+    says whether it made the annotators' verdict (every check does for a validated pair, the
+    failing or undecided ones otherwise); ``voters`` are the annotators whose answers decided
+    it (the winning side of a vote, the ratings below the threshold of a failing median).
+    """
+
+    name: str
+    label: str
+    outcome: str
+    detail: str
+    reasons: tuple[str, ...]
+    decisive: bool
+    voters: tuple[str, ...]
+
+
+# (name, label, column, the answer on the pair's side, what the count says)
+_VOTES = (
+    ("flag", "Usable (not flagged)", "flagged", False, "did not flag it"),
+    (
+        "differentiator",
+        "The difference is personal preference",
+        "differentiator",
+        "preference",
+        "name personal preference",
+    ),
+    ("rubric_fit", "The chosen answer fits the user better", "rubric_fit", "chosen", "prefer it"),
+)
+# Makes a Check from (name, label, outcome, detail, reason codes, voters).
+CheckMaker = Callable[[str, str, int, str, tuple[str, ...], Sequence[str]], Check]
+_VOTE_REASONS = {
+    "flag": (FLAGGED,),
+    "differentiator": (DIFFERENTIATOR_NOT_PREFERENCE,),
+    "rubric_fit": (LABEL_DISAGREES, LABEL_TIE),
+}
+
+
+def explain_pair(
+    rows: pd.DataFrame, required: int, thresholds: Thresholds, verdict: PairVerdict
+) -> list[Check]:
+    """Each condition of the rule for one pair, with the same functions ``pair_verdicts``
+    applies to every pair at once. ``rows`` are the pair's counted annotations."""
+    present = len(rows)
+    missing = max(required - present, 0)
+    annotators_verdict, annotators_reasons = verdict.by_annotators()
+
+    def check(
+        name: str,
+        label: str,
+        outcome: int,
+        detail: str,
+        codes: tuple[str, ...],
+        voters: Sequence[str],
+    ) -> Check:
+        given = {
+            FAIL: tuple(code for code in codes if code in annotators_reasons) or codes[:1],
+            SPLIT: (UNDECIDED_SPLIT_VOTE,),
+            PENDING: (TOO_FEW_ANNOTATIONS,),
+            UNKNOWN: (MISSING_RATING,),
+        }.get(outcome, ())
+        decisive = annotators_verdict == VALIDATED or bool(set(given) & set(annotators_reasons))
+        return Check(name, label, OUTCOME_WORDS[outcome], detail, given, decisive, tuple(voters))
+
+    waiting = (
+        f"; {missing} more annotation{'s' if missing != 1 else ''} required" if missing else ""
+    )
+    checks = [
+        check(
+            "annotations",
+            "Enough annotations",
+            PENDING if missing else PASS,
+            f"{present} of {required} required",
+            (TOO_FEW_ANNOTATIONS,),
+            (),
+        )
+    ]
+    threshold = thresholds.majority_threshold
+    names = rows["annotator"].astype(str).to_numpy()
+    for name, label, column, wanted, phrase in _VOTES:
+        on_side = (rows[column] == wanted).to_numpy(dtype=bool)
+        for_count = int(on_side.sum())
+        outcome = int(
+            votes(
+                np.array([for_count]),
+                np.array([present - for_count]),
+                np.array([present]),
+                np.array([required]),
+                threshold,
+            )[0]
+        )
+        voters = names[on_side] if outcome == PASS else names[~on_side] if outcome == FAIL else []
+        detail = f"{for_count} of {present} {phrase}; a majority is a share above {threshold:g}"
+        checks.append(check(name, label, outcome, detail + waiting, _VOTE_REASONS[name], voters))
+    for side in SIDES:
+        for criterion in thresholds.quality_criteria:
+            checks.append(_quality_check(rows, side, criterion, missing, thresholds, check))
+    return checks
+
+
+def _quality_check(
+    rows: pd.DataFrame,
+    side: str,
+    criterion: str,
+    missing: int,
+    thresholds: Thresholds,
+    check: CheckMaker,
+) -> Check:
+    column = quality_column(side, criterion)
+    values = pd.to_numeric(rows[column], errors="coerce") if column in rows else pd.Series([])
+    ratings = values.to_numpy(dtype=np.float64)
+    median = _median_or_none(ratings)
+    padded = np.concatenate(
+        [ratings[~np.isnan(ratings)], np.full(missing, thresholds.rating_scale_max)]
+    )
+    best = _median_or_none(padded)
+    outcome = int(
+        quality_checks(
+            np.array([[np.nan if median is None else median]]),
+            np.array([[np.nan if best is None else best]]),
+            np.array([missing]),
+            thresholds.quality_threshold,
+        )[0, 0]
+    )
+    rated = int((~np.isnan(ratings)).sum())
+    shown = "none" if median is None else f"{median:g}"
+    plural = "s" if rated != 1 else ""
+    detail = f"median {shown} of {rated} rating{plural}; needs {thresholds.quality_threshold:g}"
+    low = (
+        rows["annotator"]
+        .astype(str)
+        .to_numpy()[np.nan_to_num(ratings, nan=np.inf) < thresholds.quality_threshold]
+    )
+    reason = LOW_QUALITY_CHOSEN if side == SIDES[0] else LOW_QUALITY_REJECTED
+    label = f"{side.capitalize()} answer: {criterion}"
+    return check(column, label, outcome, detail, (reason,), low if outcome == FAIL else [])
 
 
 # --------------------------------------------------------------------------------------------
@@ -925,10 +1196,18 @@ def audit_report(
     seed: int | None = 0,
     confidence: float = 0.95,
     dawid_skene: bool = True,
+    adjudications: Mapping[int, Adjudicated] | None = None,
 ) -> dict[str, Any]:
-    """The full audit as plain JSON-ready data: the page, the CLI and exports render this."""
+    """The full audit as plain JSON-ready data: the page, the CLI and exports render this.
+
+    Verdicts are the final ones (a manager's adjudication where there is one); the counts
+    give the annotators' verdicts beside them, and agreement is the annotators' alone.
+    """
     excluded = annotators_below_gold(frame, items, thresholds.min_gold_accuracy)
-    verdicts = pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded)
+    verdicts = apply_adjudications(
+        pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded),
+        adjudications or {},
+    )
     counted = counted_annotations(frame, items, excluded)
     flags = consistency_flags(counted_annotations(frame, items), thresholds.quality_criteria)
     report: dict[str, Any] = {
@@ -948,10 +1227,9 @@ def audit_report(
             "annotations": len(frame),
             "counted_annotations": len(counted),
             "annotators": int(frame["annotator"].nunique()),
-            **{
-                verdict: sum(v.verdict == verdict for v in verdicts.values())
-                for verdict in VERDICTS
-            },
+            **verdict_counts(verdicts.values()),
+            "adjudicated": sum(v.adjudicated for v in verdicts.values()),
+            "by_annotators": verdict_counts(verdicts.values(), by_annotators=True),
         },
         "excluded_annotators": sorted(excluded),
         "agreement": agreement_by_question(
@@ -981,6 +1259,9 @@ def audit_report(
                 "verdict": v.verdict,
                 "reasons": list(v.reasons),
                 "n_annotations": v.n_annotations,
+                "adjudicated": v.adjudicated,
+                "annotators_verdict": v.by_annotators()[0],
+                "annotators_reasons": list(v.by_annotators()[1]),
             }
             for v in sorted(verdicts.values(), key=lambda v: (v.external_id, v.pair_id))
         ],
@@ -992,6 +1273,16 @@ def audit_report(
             for question, result in summary.items():
                 row[f"ds_accuracy_{question}"] = result["annotator_accuracy"].get(row["annotator"])
     return jsonable(report)
+
+
+def verdict_counts(
+    verdicts: Iterable[PairVerdict], *, by_annotators: bool = False
+) -> dict[str, int]:
+    """Pairs per verdict: the final ones, or the annotators' (adjudications set aside)."""
+    counts = dict.fromkeys(VERDICTS, 0)
+    for verdict in verdicts:
+        counts[verdict.by_annotators()[0] if by_annotators else verdict.verdict] += 1
+    return counts
 
 
 def jsonable(value: Any) -> Any:
