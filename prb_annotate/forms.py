@@ -15,7 +15,14 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
-from prb_annotate.models import Campaign, Dataset
+from prb_annotate.audit import listing, verdicts
+from prb_annotate.models import Adjudication, Campaign, Dataset
+
+
+MAJORITY_BELOW_HALF = (
+    "Must be at least 0.5: below it the losing side of a vote could win "
+    "(with 0.3, two answers for the chosen answer against three for the rejected one pass)."
+)
 
 
 class CampaignForm(forms.Form):
@@ -54,6 +61,13 @@ class CampaignForm(forms.Form):
         max_value=1.0,
         initial=0.0,
         help_text="Share of gold items mixed into each annotator's queue.",
+    )
+    majority_threshold = forms.FloatField(
+        initial=0.5,
+        min_value=0.5,
+        max_value=0.99,
+        error_messages={"min_value": MAJORITY_BELOW_HALF},
+        help_text="A vote passes when the share of annotators on one side is above this.",
     )
     quota_per_annotator = forms.IntegerField(
         label="Quota per annotator",
@@ -175,3 +189,56 @@ def question_names(campaign: Campaign) -> set[str]:
     for side in "AB":
         names.update(f"quality_{side}_{criterion}" for criterion in campaign.quality_criteria)
     return names
+
+
+# --- Auditing pairs -------------------------------------------------------------------------
+
+
+def _yes_no_field(label: str) -> forms.TypedChoiceField:
+    return forms.TypedChoiceField(
+        label=label,
+        required=False,
+        choices=[("", "any"), ("yes", "yes"), ("no", "no")],
+        coerce=lambda value: value == "yes",
+        empty_value=None,
+    )
+
+
+class PairFilterForm(forms.Form):
+    """The "Pairs" list's filters and sort (``audit.listing`` applies them)."""
+
+    verdict = forms.ChoiceField(
+        required=False, choices=[("", "any"), *((v, v) for v in verdicts.VERDICTS)]
+    )
+    reason = forms.ChoiceField(
+        required=False, choices=[("", "any"), *((r, r) for r in verdicts.ADJUDICATION_REASONS)]
+    )
+    category = forms.CharField(required=False, max_length=200)
+    flagged = _yes_no_field("Flagged")
+    split = _yes_no_field("Split vote")
+    adjudicated = _yes_no_field("Adjudicated")
+    run = forms.IntegerField(label="Evaluation run", required=False, min_value=1)
+    disagrees = _yes_no_field("Reward model disagrees with the humans")
+    sort = forms.ChoiceField(
+        required=False,
+        choices=[("", "id")] + [(f"{d}{s}", f"{d}{s}") for s in listing.SORTS for d in ("", "-")],
+    )
+
+    def clean_category(self) -> str | None:
+        # Nothing stored holds a NUL, and PostgreSQL would refuse one: no match instead.
+        return self.cleaned_data["category"] or None
+
+
+class AdjudicationForm(forms.Form):
+    decision = forms.ChoiceField(
+        choices=[(value, label) for value, label in Adjudication.Decision.choices]
+    )
+    reason = forms.ChoiceField(
+        choices=[
+            (code, f"{code}: {label}")
+            for code, label in verdicts.ADJUDICATION_REASON_LABELS.items()
+        ]
+    )
+    note = forms.CharField(
+        required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 3})
+    )

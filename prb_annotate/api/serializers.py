@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from prb_annotate.exports.export import FORMATS, SUBSETS
+from prb_annotate.forms import MAJORITY_BELOW_HALF
 from prb_annotate.models import Campaign, Dataset, Membership, Pair
 
 MAX_K = 50
@@ -110,7 +111,13 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
     )
     rating_scale_max = serializers.IntegerField(min_value=2, max_value=MAX_SCALE, required=False)
     quality_threshold = serializers.FloatField(min_value=1.0, max_value=MAX_SCALE, required=False)
-    majority_threshold = serializers.FloatField(min_value=0.0, max_value=0.99, required=False)
+    majority_threshold = serializers.FloatField(
+        min_value=0.5,
+        max_value=0.99,
+        required=False,
+        error_messages={"min_value": MAJORITY_BELOW_HALF},
+        help_text="A vote passes when the share on one side is above this (0.5 to 0.99).",
+    )
     min_gold_accuracy = serializers.FloatField(
         min_value=0.0, max_value=1.0, allow_null=True, required=False
     )

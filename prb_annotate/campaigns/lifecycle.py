@@ -9,7 +9,9 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Field
 
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Dataset, Membership
 
@@ -66,6 +68,18 @@ class InviteNeedsLogin(InviteError):
     """Anonymous visitor without a Prolific participant id: they must log in first."""
 
 
+def check_settings(settings: Mapping[str, Any]) -> None:
+    """Each setting against its model field's validators (majority_threshold >= 0.5, ...)."""
+    for name, value in settings.items():
+        field = Campaign._meta.get_field(name)
+        if value is None or not isinstance(field, Field):
+            continue
+        try:
+            field.run_validators(value)
+        except ValidationError as error:
+            raise CampaignSetupError(f"{name}: {' '.join(error.messages)}") from error
+
+
 def create_campaign(
     dataset: Dataset,
     name: str,
@@ -98,6 +112,7 @@ def create_campaign(
         raise CampaignSetupError("sample must be at least 1")
     if Campaign.objects.filter(name=name).exists():
         raise CampaignSetupError(f"a campaign named {name!r} already exists")
+    check_settings(settings)
 
     gold = _gold_answers_by_id(gold_pair_ids)
     pairs = {p.external_id: p.pk for p in dataset.pairs.only("pk", "external_id")}
