@@ -18,7 +18,6 @@ from django.contrib.auth.models import AbstractBaseUser
 from prb_annotate.audit import listing, verdicts
 from prb_annotate.models import Adjudication, Campaign, Dataset
 
-
 MAJORITY_BELOW_HALF = (
     "Must be at least 0.5: below it the losing side of a vote could win "
     "(with 0.3, two answers for the chosen answer against three for the rejected one pass)."

@@ -20,6 +20,7 @@ urlpatterns = [
     path("datasets/", include("prb_annotate.views.browser")),
     path("campaigns/", include("prb_annotate.views.campaigns")),
     path("campaigns/", include("prb_annotate.views.audit")),
+    path("campaigns/", include("prb_annotate.views.pairs")),
     path("campaigns/", include("prb_annotate.views.exports")),
     path("campaigns/", include("prb_annotate.views.evaluations")),
     path("", include("prb_annotate.views.annotate")),

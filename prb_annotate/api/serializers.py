@@ -6,9 +6,10 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
+from prb_annotate.audit import listing, verdicts
 from prb_annotate.exports.export import FORMATS, SUBSETS
 from prb_annotate.forms import MAJORITY_BELOW_HALF
-from prb_annotate.models import Campaign, Dataset, Membership, Pair
+from prb_annotate.models import Adjudication, Campaign, Dataset, Membership, Pair
 
 MAX_K = 50
 MAX_SCALE = 10
@@ -249,6 +250,57 @@ class VerdictSerializer(serializers.Serializer):
     n_annotations = serializers.IntegerField()
     majority = serializers.DictField()
     quality_medians = serializers.DictField()
+    adjudicated = serializers.BooleanField(help_text="A manager's decision gives the verdict.")
+    annotators_verdict = serializers.CharField(help_text="The verdict of the answers alone.")
+    annotators_reasons = serializers.ListField(child=serializers.CharField())
+
+
+class PairRowSerializer(serializers.Serializer):
+    """A pair of the ``/verdicts/`` list: its verdict, flags and (with ``run``) model score."""
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        verdict = instance.verdict
+        annotators_verdict, annotators_reasons = verdict.by_annotators()
+        score = instance.score
+        return {
+            "pair_id": verdict.pair_id,
+            "external_id": verdict.external_id,
+            "category": verdict.category,
+            "verdict": verdict.verdict,
+            "reasons": list(verdict.reasons),
+            "n_annotations": verdict.n_annotations,
+            "majority": dict(verdict.majority),
+            "quality_medians": {k: dict(v) for k, v in verdict.quality_medians.items()},
+            "adjudicated": verdict.adjudicated,
+            "annotators_verdict": annotators_verdict,
+            "annotators_reasons": list(annotators_reasons),
+            "flagged_annotations": instance.flagged,
+            "split_vote": instance.split,
+            "score": None
+            if score is None
+            else {
+                "chosen": score.chosen,
+                "rejected": score.rejected,
+                "margin": score.margin,
+                "outcome": score.outcome,
+                "disagrees_with_annotators": instance.model_disagrees,
+            },
+        }
+
+
+class AdjudicationSerializer(serializers.ModelSerializer[Adjudication]):
+    """A manager's decision on a pair; POST records a new one (the previous becomes history)."""
+
+    decided_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
+    reason = serializers.ChoiceField(choices=verdicts.ADJUDICATION_REASONS)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=5000, default="")
+
+    class Meta:
+        model = Adjudication
+        fields = ["id", "decision", "reason", "note", "decided_by", "created_at", "is_current"]
+        read_only_fields = ["id", "decided_by", "created_at", "is_current"]
 
 
 class QueryParameters(serializers.Serializer):
@@ -264,9 +316,40 @@ class QueryParameters(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+def _yes_no(help_text: str) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=["yes", "no"], required=False, help_text=help_text)
+
+
 class VerdictFilterSerializer(QueryParameters):
+    """The filters and sort of the "Pairs" page (``audit.listing``)."""
+
     category = serializers.CharField(required=False, max_length=200)
     verdict = serializers.ChoiceField(choices=VERDICT_CHOICES, required=False)
+    reason = serializers.ChoiceField(
+        choices=verdicts.ADJUDICATION_REASONS,
+        required=False,
+        help_text="A reason code of the final verdict or of the annotators' verdict.",
+    )
+    flagged = _yes_no("Some current annotation flags the pair.")
+    split = _yes_no("The annotators' vote is split.")
+    adjudicated = _yes_no("A manager's decision gives the verdict.")
+    run = serializers.IntegerField(
+        required=False, min_value=1, help_text="An evaluation run: adds its score per pair."
+    )
+    disagrees = _yes_no(
+        "With run: the reward model picks the answer the annotators' majority did not."
+    )
+    sort = serializers.ChoiceField(
+        choices=[f"{d}{name}" for name in listing.SORTS for d in ("", "-")],
+        required=False,
+        help_text="A column, descending with a leading minus; ids sort naturally.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        for name in ("flagged", "split", "adjudicated", "disagrees"):
+            if name in attrs:
+                attrs[name] = attrs[name] == "yes"
+        return attrs
 
 
 class PairFilterSerializer(QueryParameters):

@@ -67,6 +67,16 @@ urlpatterns: list[URLPattern] = [
         name="api_campaign_verdicts",
     ),
     path(
+        "campaigns/<row_id:campaign_id>/pairs/<row_id:pair_id>/adjudications/",
+        views.AdjudicationList.as_view(),
+        name="api_campaign_pair_adjudications",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/adjudication-queue/",
+        views.AdjudicationQueue.as_view(),
+        name="api_campaign_adjudication_queue",
+    ),
+    path(
         "campaigns/<row_id:campaign_id>/export/",
         views.CampaignExportView.as_view(),
         name="api_campaign_export",

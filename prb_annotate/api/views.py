@@ -8,6 +8,7 @@ web pages and management commands call), and the access rules are those of the w
 import re
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, Q, QuerySet
 from django.http import FileResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
@@ -31,7 +32,9 @@ from prb_annotate.api import serializers as api
 from prb_annotate.api.errors import error_body
 from prb_annotate.api.permissions import IsStaff, managed_campaign
 from prb_annotate.api.schema import ImportErrorSerializer
+from prb_annotate.audit import decisions, listing
 from prb_annotate.audit.frames import PairVerdict, campaign_audit, campaign_verdicts
+from prb_annotate.audit.listing import PairRow
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     add_member,
@@ -41,7 +44,7 @@ from prb_annotate.campaigns.lifecycle import (
 from prb_annotate.campaigns.progress import campaign_progress
 from prb_annotate.datasets.importing import ImportFailed, import_upload
 from prb_annotate.exports.export import export_zip
-from prb_annotate.models import Campaign, Dataset, Membership, Pair
+from prb_annotate.models import Adjudication, Campaign, CampaignItem, Dataset, Membership, Pair
 
 MAX_LISTED_PROBLEMS = 100
 
@@ -342,25 +345,68 @@ class CampaignAgreementView(APIView):
         )
 
 
-@extend_schema(parameters=[api.VerdictFilterSerializer])
-class VerdictList(generics.ListAPIView[PairVerdict]):  # type: ignore[type-var]
-    """Every regular pair's verdict and reasons, by record id; filter by category and verdict."""
+@extend_schema(parameters=[api.VerdictFilterSerializer], responses={200: api.VerdictSerializer})
+class VerdictList(generics.ListAPIView[PairRow]):  # type: ignore[type-var]
+    """Every regular pair's verdict and reasons, by natural record id; the filters and sorts
+    of the "Pairs" page (verdict, reason, category, flagged, split, adjudicated, run,
+    disagrees, sort)."""
+
+    serializer_class = api.PairRowSerializer
+    pagination_class = Pagination
+
+    def get_queryset(self) -> list[PairRow]:  # type: ignore[override]
+        campaign = managed_campaign(self.request, self.kwargs["campaign_id"])
+        query = api.VerdictFilterSerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        try:
+            filters = listing.filters_from(query.validated_data, campaign)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(error.message_dict) from error
+        return listing.select_rows(campaign, campaign_verdicts(campaign), filters)
+
+
+class AdjudicationList(generics.ListCreateAPIView[Adjudication]):
+    """A campaign pair's adjudications, newest first; POST records a decision (validated,
+    excluded, or withdrawn to hand the pair back to the annotators' verdict)."""
+
+    serializer_class = api.AdjudicationSerializer
+    pagination_class = Pagination
+    parser_classes = [JSONParser]
+
+    def item(self) -> CampaignItem:
+        campaign = managed_campaign(self.request, self.kwargs["campaign_id"])
+        return get_object_or_404(CampaignItem, campaign=campaign, pair_id=self.kwargs["pair_id"])
+
+    def get_queryset(self) -> QuerySet[Adjudication]:
+        return (
+            Adjudication.objects.filter(item=self.item())
+            .select_related("decided_by")
+            .order_by("-created_at", "-id")
+        )
+
+    def perform_create(self, serializer: serializers.BaseSerializer[Adjudication]) -> None:
+        data = serializer.validated_data
+        try:
+            serializer.instance = decisions.adjudicate(
+                self.item(),
+                data["decision"],
+                data["reason"],
+                note=data.get("note", ""),
+                by=self.request.user,  # type: ignore[arg-type]
+            )
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(error.message_dict) from error
+
+
+class AdjudicationQueue(generics.ListAPIView[PairVerdict]):  # type: ignore[type-var]
+    """Undecided pairs nobody adjudicated: split votes with all annotations in first."""
 
     serializer_class = api.VerdictSerializer
     pagination_class = Pagination
 
     def get_queryset(self) -> list[PairVerdict]:  # type: ignore[override]
         campaign = managed_campaign(self.request, self.kwargs["campaign_id"])
-        filters = api.VerdictFilterSerializer(data=self.request.query_params)
-        filters.is_valid(raise_exception=True)
-        wanted = filters.validated_data
-        verdicts = sorted(campaign_verdicts(campaign).values(), key=lambda v: v.external_id)
-        return [
-            verdict
-            for verdict in verdicts
-            if wanted.get("category", verdict.category) == verdict.category
-            and wanted.get("verdict", verdict.verdict) == verdict.verdict
-        ]
+        return decisions.adjudication_queue(campaign_verdicts(campaign).values())
 
 
 class _NoFormatOverride:

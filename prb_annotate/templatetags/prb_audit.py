@@ -3,6 +3,7 @@
 from django import template
 
 from prb_annotate.audit import report as audit_report
+from prb_annotate.audit import verdicts
 
 register = template.Library()
 
@@ -31,3 +32,14 @@ def seconds(milliseconds: float | None) -> str:
 def sortkey(value: object) -> str:
     """A ``data-sort`` value: empty for missing numbers, so they sort last."""
     return "" if value is None else str(value)
+
+
+@register.filter
+def reason_label(code: str) -> str:
+    """A verdict or adjudication reason code in words."""
+    return verdicts.ADJUDICATION_REASON_LABELS.get(code, code)
+
+
+@register.filter
+def subtract(value: float, other: float) -> float:
+    return value - other

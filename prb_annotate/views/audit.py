@@ -25,7 +25,12 @@ def campaign_audit_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
     report = campaign_audit(campaign, resamples=_resamples(request))
     split_votes = sum("undecided_split_vote" in row["reasons"] for row in report["verdicts"])
-    context = {**audit_report.context(report), "campaign": campaign, "split_votes": split_votes}
+    context = {
+        **audit_report.context(report),
+        "campaign": campaign,
+        "split_votes": split_votes,
+        "pair_links": True,
+    }
     return render(request, "prb_annotate/audit.html", context)
 
 

@@ -55,7 +55,10 @@ def pair_detail(request: HttpRequest, dataset_id: int, pair_id: int) -> HttpResp
     pair = get_object_or_404(
         Pair.objects.select_related("dataset"), pk=pair_id, dataset_id=dataset_id
     )
-    return render(request, "prb_annotate/pair_detail.html", {"pair": pair})
+    # Staff manage every campaign: each one holding the pair links to its audit of it.
+    campaign_items = pair.campaign_items.select_related("campaign").order_by("campaign__name")
+    context = {"pair": pair, "campaign_items": campaign_items}
+    return render(request, "prb_annotate/pair_detail.html", context)
 
 
 urlpatterns = [

@@ -1,0 +1,288 @@
+"""A campaign's pairs as a manager audits them: the "Pairs" list with its filters, one pair
+with every annotation, its verdict explained, gold answers and model scores, the adjudication
+form, and the queue of pairs waiting for a decision.
+
+Every view calls ``managed_campaign_or_404`` first: whoever may not see the audit gets a 404.
+The list's query string (filters and sort) travels to the pair page, whose previous / next
+links walk the same list.
+"""
+
+from typing import Any, cast
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.views.decorators.http import require_POST
+
+from prb_annotate.access import managed_campaign_or_404
+from prb_annotate.audit import decisions, listing, verdicts
+from prb_annotate.audit.frames import (
+    annotations_frame,
+    campaign_verdicts,
+    items_frame,
+    thresholds_for,
+)
+from prb_annotate.audit.listing import PairFilters
+from prb_annotate.exports.export import gold_exclusions
+from prb_annotate.forms import AdjudicationForm, PairFilterForm
+from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, PairScore
+
+PAIRS_PER_PAGE = 50
+QUEUE_SHOWN = 200
+DIFFERENTIATOR_LABELS = dict(Annotation.Differentiator.choices)
+RULE_STEPS = [
+    "It has the annotations it requires: k, plus one for each time a split vote asked for "
+    "another annotator.",
+    "Both answers reach the quality threshold: the median rating of each criterion, for the "
+    "chosen and for the rejected answer (annotations without a rating are left out of that "
+    "median; with no rating at all the pair waits: missing_rating).",
+    "A majority (a share strictly above the majority threshold, never below 0.5) names personal "
+    "preference as the main difference.",
+    "A majority prefers the dataset's chosen answer; a majority against it is label_tie when "
+    "most call it a tie, label_disagrees otherwise.",
+    "A majority did not flag it as unusable.",
+]
+
+
+def _filters(request: HttpRequest, campaign: Campaign) -> tuple[PairFilterForm, PairFilters]:
+    """The list's filters from the query string; on a bad value, the form with its errors and
+    no filter at all."""
+    form = PairFilterForm(request.GET)
+    if not form.is_valid():
+        return form, PairFilters()
+    try:
+        return form, listing.filters_from(form.cleaned_data, campaign)
+    except ValidationError as error:
+        for field, problems in error.message_dict.items():
+            form.add_error(field, problems)
+        return form, PairFilters()
+
+
+def _list_query(request: HttpRequest, **changes: str) -> str:
+    """The query string of the list the manager came from, without its page number."""
+    query = cast(QueryDict, request.GET.copy())
+    query.pop("page", None)
+    for key, value in changes.items():
+        query[key] = value
+    return query.urlencode()
+
+
+@login_required
+def campaign_pairs(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    form, filters = _filters(request, campaign)
+    rows = listing.select_rows(campaign, campaign_verdicts(campaign), filters)
+    page = Paginator(rows, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
+    current = ("-" if filters.descending else "") + filters.sort
+    sort_links = {
+        name: _list_query(request, sort=f"-{name}" if current == name else name)
+        for name in listing.SORTS
+    }
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "filters": filters,
+        "page": page,
+        "total": len(rows),
+        "query": _list_query(request),
+        "sort_links": sort_links,
+        "sort": current,
+        "categories": sorted({row.verdict.category for row in rows}),
+        "runs": campaign.evaluation_runs.order_by("-created_at"),
+    }
+    return render(request, "prb_annotate/campaign_pairs.html", context)
+
+
+def _answer_row(
+    annotation: Annotation, assignment: Assignment, criteria: list[str]
+) -> dict[str, Any]:
+    seconds = annotation.time_on_task_ms / 1000 if annotation.time_on_task_ms else None
+    return {
+        "revision": annotation.revision,
+        "created_at": annotation.created_at,
+        "shown_as": annotation.rubric_fit_as_position(assignment.chosen_position),
+        "rubric_fit": annotation.rubric_fit,
+        "differentiator": DIFFERENTIATOR_LABELS.get(
+            annotation.differentiator, annotation.differentiator
+        ),
+        "confidence": annotation.confidence,
+        "chosen": [annotation.quality_chosen.get(c) for c in criteria],
+        "rejected": [annotation.quality_rejected.get(c) for c in criteria],
+        "seconds": seconds,
+        "comment": annotation.comment,
+        "flagged": annotation.flagged,
+        "annotation": annotation,
+    }
+
+
+def _gold_matches(item: CampaignItem, annotation: Annotation) -> bool | None:
+    if item.kind != CampaignItem.Kind.GOLD or not item.gold_answers:
+        return None
+    return all(getattr(annotation, key, None) == value for key, value in item.gold_answers.items())
+
+
+def annotation_rows(
+    item: CampaignItem, criteria: list[str], left_out: frozenset[str]
+) -> list[dict[str, Any]]:
+    """Each annotator's current answer, with earlier revisions, by annotator name."""
+    assignments = (
+        Assignment.objects.filter(item=item, status=Assignment.Status.SUBMITTED)
+        .select_related("annotator")
+        .prefetch_related("annotations")
+        .order_by("annotator__username")
+    )
+    rows = []
+    for assignment in assignments:
+        revisions = sorted(assignment.annotations.all(), key=lambda a: -a.revision)
+        current = next((a for a in revisions if a.is_current), None)
+        if current is None:
+            continue
+        username = assignment.annotator.get_username()
+        rows.append(
+            {
+                "annotator": username,
+                "chosen_position": assignment.chosen_position,
+                "counted": username not in left_out,
+                "gold_match": _gold_matches(item, current),
+                "current": _answer_row(current, assignment, criteria),
+                "earlier": [
+                    _answer_row(a, assignment, criteria) for a in revisions if not a.is_current
+                ],
+            }
+        )
+    return rows
+
+
+def _checks(
+    campaign: Campaign, item: CampaignItem, verdict: verdicts.PairVerdict, left_out: frozenset[str]
+) -> list[verdicts.Check]:
+    items = items_frame(campaign, lengths=False, pair_ids=[item.pair_id])
+    frame = annotations_frame(campaign, items, only_items=True)
+    counted = verdicts.counted_annotations(frame, items, left_out)
+    return verdicts.explain_pair(
+        counted, item.target_annotations(), thresholds_for(campaign), verdict
+    )
+
+
+def _neighbours(
+    request: HttpRequest, campaign: Campaign, by_pair: dict[int, verdicts.PairVerdict], pair_id: int
+) -> dict[str, int | None]:
+    _, filters = _filters(request, campaign)
+    ids = [row.verdict.pair_id for row in listing.select_rows(campaign, by_pair, filters)]
+    if pair_id not in ids:
+        return {"previous": None, "next": None, "position": None, "of": len(ids)}
+    index = ids.index(pair_id)
+    return {
+        "previous": ids[index - 1] if index > 0 else None,
+        "next": ids[index + 1] if index + 1 < len(ids) else None,
+        "position": index + 1,
+        "of": len(ids),
+    }
+
+
+@login_required
+def campaign_pair(request: HttpRequest, campaign_id: int, pair_id: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    item = get_object_or_404(
+        CampaignItem.objects.select_related("pair"), campaign=campaign, pair_id=pair_id
+    )
+    return _render_pair(request, campaign, item, AdjudicationForm())
+
+
+def _render_pair(
+    request: HttpRequest,
+    campaign: Campaign,
+    item: CampaignItem,
+    form: AdjudicationForm,
+    *,
+    status: int = 200,
+) -> HttpResponse:
+    criteria = list(campaign.quality_criteria)
+    by_pair = campaign_verdicts(campaign)
+    verdict = by_pair.get(item.pair_id)
+    left_out = gold_exclusions(campaign)
+    history = decisions.history(item)
+    context = {
+        "campaign": campaign,
+        "item": item,
+        "pair": item.pair,
+        "criteria": criteria,
+        "verdict": verdict,
+        "checks": _checks(campaign, item, verdict, left_out) if verdict else [],
+        "annotations": annotation_rows(item, criteria, left_out),
+        "required": item.target_annotations(),
+        "scores": PairScore.objects.filter(pair=item.pair, run__campaign=campaign)
+        .select_related("run")
+        .order_by("-run__created_at"),
+        "history": history,
+        "form": form,
+        "reason_labels": verdicts.ADJUDICATION_REASON_LABELS,
+        "rule_steps": RULE_STEPS,
+        "thresholds": thresholds_for(campaign),
+        "query": _list_query(request),
+        "neighbours": _neighbours(request, campaign, by_pair, item.pair_id),
+    }
+    return render(request, "prb_annotate/campaign_pair.html", context, status=status)
+
+
+@login_required
+@require_POST
+def campaign_pair_adjudicate(request: HttpRequest, campaign_id: int, pair_id: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    item = get_object_or_404(
+        CampaignItem.objects.select_related("pair"), campaign=campaign, pair_id=pair_id
+    )
+    form = AdjudicationForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            decisions.adjudicate(
+                item,
+                data["decision"],
+                data["reason"],
+                note=data["note"],
+                by=cast(User, request.user),
+            )
+        except ValidationError as error:
+            for field, problems in error.message_dict.items():
+                form.add_error(field if field in form.fields else None, problems)
+    if not form.is_valid():
+        return _render_pair(request, campaign, item, form, status=400)
+    messages.success(request, f"Pair {item.pair.external_id}: {data['decision']}.")
+    url = reverse("campaign_pair", args=[campaign.pk, item.pair_id])
+    query = _list_query(request)
+    return redirect(f"{url}?{query}" if query else url)
+
+
+@login_required
+def campaign_adjudication_queue(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    queue = decisions.adjudication_queue(campaign_verdicts(campaign).values())
+    context = {
+        "campaign": campaign,
+        "queue": queue[:QUEUE_SHOWN],
+        "total": len(queue),
+        "reason_labels": verdicts.ADJUDICATION_REASON_LABELS,
+    }
+    return render(request, "prb_annotate/adjudication_queue.html", context)
+
+
+urlpatterns = [
+    path("<row_id:campaign_id>/pairs/", campaign_pairs, name="campaign_pairs"),
+    path("<row_id:campaign_id>/pairs/<row_id:pair_id>/", campaign_pair, name="campaign_pair"),
+    path(
+        "<row_id:campaign_id>/pairs/<row_id:pair_id>/adjudicate/",
+        campaign_pair_adjudicate,
+        name="campaign_pair_adjudicate",
+    ),
+    path(
+        "<row_id:campaign_id>/adjudication/",
+        campaign_adjudication_queue,
+        name="campaign_adjudication_queue",
+    ),
+]
