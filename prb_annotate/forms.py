@@ -62,6 +62,7 @@ class CampaignForm(forms.Form):
         help_text="Share of gold items mixed into each annotator's queue.",
     )
     majority_threshold = forms.FloatField(
+        required=False,
         initial=0.5,
         min_value=0.5,
         max_value=0.99,
@@ -90,6 +91,10 @@ class CampaignForm(forms.Form):
         if cleaned.get("gold_rate") and not cleaned.get("gold_pair_ids"):
             self.add_error("gold_pair_ids", "A gold rate needs gold pairs.")
         return cleaned
+
+    def clean_majority_threshold(self) -> float:
+        value = self.cleaned_data["majority_threshold"]
+        return 0.5 if value is None else float(value)
 
     def clean_name(self) -> str:
         name: str = self.cleaned_data["name"].strip()

@@ -102,6 +102,7 @@ def test_it_lays_out_one_folder_per_category_with_a_manifest_and_a_card(
         "excluded": 2,
         "undecided": 2,
         "total": 11,
+        "adjudicated": 0,
     }
     assert manifest["counts"]["by_category"]["Society & Culture"] == {
         "validated": 1,
@@ -109,6 +110,7 @@ def test_it_lays_out_one_folder_per_category_with_a_manifest_and_a_card(
         "undecided": 1,
         "total": 2,
         "exported": 2,
+        "adjudicated": 0,
     }
     assert manifest["counts"]["exported_pairs"] == 11
     # In category order: the empty category first.
@@ -306,6 +308,8 @@ def test_it_adds_the_validation_object_only_when_asked(campaign: Campaign, tmp_p
         },
         "verdict": "validated",
         "reasons": [],
+        "adjudicated": False,
+        "annotators_verdict": "validated",
     }
 
 

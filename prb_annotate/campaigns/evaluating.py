@@ -5,7 +5,8 @@ when a run starts, so the web app never loads torch.
 
 Each scored record carries the pair's audit subset as the label ``audit.subset`` (``validated``
 or ``excluded``; an undecided pair counts as excluded, as in exports), so one run reports
-accuracy on all pairs and on both subsets side by side.
+accuracy on all pairs and on both subsets side by side. The subsets follow a manager's
+adjudication where there is one, as exports do; the run's summary says how many pairs that was.
 """
 
 from typing import Any
@@ -40,8 +41,23 @@ def pairs_in_subset(
 
 def scoring_record(pair: Pair, verdict: PairVerdict) -> dict[str, Any]:
     record = pair_to_record(pair)
-    record["audit"] = {"subset": audit_subset(verdict), "verdict": verdict.verdict}
+    record["audit"] = {
+        "subset": audit_subset(verdict),
+        "verdict": verdict.verdict,
+        "adjudicated": verdict.adjudicated,
+    }
     return record
+
+
+def audit_note(pairs: list[Pair], verdicts: dict[int, PairVerdict]) -> dict[str, Any]:
+    """What the run's subsets rest on, for its summary: adjudicated verdicts where a manager
+    decided, the annotators' verdict elsewhere."""
+    adjudicated = sorted(pair.external_id for pair in pairs if verdicts[pair.pk].adjudicated)
+    return {
+        "verdicts": "adjudicated where a manager decided, else the annotators' verdict",
+        "adjudicated_pairs": len(adjudicated),
+        "adjudicated_ids": adjudicated,
+    }
 
 
 def evaluate_campaign(
@@ -73,7 +89,7 @@ def store_run(
     pairs: list[Pair],
     verdicts: dict[int, PairVerdict],
 ) -> EvaluationRun:
-    summary = result.summary_dict()
+    summary = {**result.summary_dict(), "audit": audit_note(pairs, verdicts)}
     run = EvaluationRun.objects.create(
         campaign=campaign,
         model_name=summary["settings"]["model"],

@@ -48,7 +48,7 @@ from django.db.models.expressions import Func
 from django.utils.text import slugify
 
 import prb_annotate
-from prb_annotate.audit import verdicts
+from prb_annotate.audit import decisions, verdicts
 from prb_annotate.audit.frames import annotations_frame, items_frame, raw_rows, thresholds_for
 from prb_annotate.exports.processes import can_share_work, ordered_map
 from prb_annotate.exports.slices import (
@@ -237,6 +237,7 @@ def plan_export(campaign: Campaign, subset: str, fmt: str, with_validation: bool
         excluded_annotators=gold_exclusions(campaign),
         pseudonyms={user_id: pseudonym(campaign.pk, user_id) for user_id in annotators},
         annotators=tuple(sorted(annotators.values())),
+        adjudications=decisions.current_adjudications(campaign),
     )
     return ExportPlan(options, pair_ids, categories)
 
@@ -723,17 +724,20 @@ def question_set(campaign: Campaign) -> dict[str, Any]:
     }
 
 
+ADJUDICATION_RULE = (
+    "a manager's adjudication in force replaces the annotators' verdict of its pair "
+    "(validation.adjudicated is true and validation.annotators_verdict keeps theirs); "
+    "agreement statistics use the annotators' answers only"
+)
+
+
 def thresholds(campaign: Campaign) -> dict[str, Any]:
     return {
         "quality_statistic": "median",
         "quality_threshold": campaign.quality_threshold,
         "majority_threshold": campaign.majority_threshold,
         "min_gold_accuracy": campaign.min_gold_accuracy,
-        "rule": (
-            "validated: k annotations, both answers reach the quality threshold on every "
-            "criterion, and a majority (share above majority_threshold) names personal "
-            "preference as the differentiator and prefers the dataset's chosen answer"
-        ),
+        "rule": verdicts.RULE,
     }
 
 
@@ -750,6 +754,7 @@ def build_manifest(
 ) -> dict[str, Any]:
     dataset = campaign.dataset
     totals = {verdict: sum(row[verdict] for row in counts.values()) for verdict in VERDICTS}
+    adjudicated = sum(row.get("adjudicated", 0) for row in counts.values())
     return {
         "format": "prb-annotate export",
         "format_version": 1,
@@ -775,12 +780,16 @@ def build_manifest(
         "k": campaign.annotations_per_pair,
         "thresholds": thresholds(campaign),
         "counts": {
-            "pairs": {**totals, "total": sum(totals.values())},
+            "pairs": {**totals, "total": sum(totals.values()), "adjudicated": adjudicated},
             "exported_pairs": sum(written.rows for _, _, written in configs),
             "annotations": annotations.rows,
             "by_category": counts,
         },
         "agreement": agreement,
+        "adjudication": {
+            "pairs": adjudicated,
+            "rule": ADJUDICATION_RULE,
+        },
         "pseudonym": PSEUDONYM_RULE,
         "configs": [
             {
@@ -844,7 +853,10 @@ def dataset_card(manifest: dict[str, Any]) -> str:
         + (", each with a `validation` object" if manifest["with_validation"] else "")
         + f", and {counts['annotations']} annotations.",
         "",
-        f"A pair is validated when {manifest['thresholds']['rule']}.",
+        f"The verdict rule: {manifest['thresholds']['rule']}.",
+        "",
+        f"{pairs['adjudicated']} of these verdicts are a manager's adjudication, not the "
+        f"annotators' verdict: {ADJUDICATION_RULE}.",
         "",
         "| config | category | pairs | file |",
         "|---|---|---:|---|",

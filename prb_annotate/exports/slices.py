@@ -7,12 +7,13 @@ the exporting process or in a worker process (see ``processes``), and what the e
 for the whole campaign is only what the agreement bootstrap needs: the counted answers.
 
 Verdicts are per pair, so a slice's verdicts are those the whole-campaign audit gives, once the
-annotators below the gold minimum are known (they are found first, from the gold items alone).
+annotators below the gold minimum are known (they are found first, from the gold items alone)
+and the managers' adjudications read (they replace the annotators' verdict of their pairs).
 """
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -29,7 +30,13 @@ from prb_annotate.audit.frames import (
     raw_rows,
     thresholds_for,
 )
-from prb_annotate.audit.verdicts import counted_annotations, pair_verdicts, questions
+from prb_annotate.audit.verdicts import (
+    Adjudicated,
+    apply_adjudications,
+    counted_annotations,
+    pair_verdicts,
+    questions,
+)
 from prb_annotate.datasets.records import pair_to_record
 from prb_annotate.models import Campaign, CampaignItem, Pair
 
@@ -61,6 +68,8 @@ class SliceOptions:
     pseudonyms: Mapping[int, str]
     # Every annotator's username, sorted: the categories of the agreement's annotator column.
     annotators: tuple[str, ...]
+    # Managers' decisions in force, by pair id: they replace the annotators' verdict.
+    adjudications: Mapping[int, Adjudicated] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,8 @@ def validation_object(verdict: PairVerdict) -> Record:
         },
         "verdict": verdict.verdict,
         "reasons": list(verdict.reasons),
+        "adjudicated": verdict.adjudicated,
+        "annotators_verdict": verdict.by_annotators()[0],
     }
 
 
@@ -123,8 +134,9 @@ def export_slice(campaign: Campaign, task: SliceTask) -> SliceResult:
     items = items_frame(campaign, lengths=False, pair_ids=task.pair_ids)
     frame = annotations_frame(campaign, items, only_items=True)
     excluded = options.excluded_annotators
-    verdicts = pair_verdicts(
-        frame, thresholds_for(campaign), items=items, excluded_annotators=excluded
+    verdicts = apply_adjudications(
+        pair_verdicts(frame, thresholds_for(campaign), items=items, excluded_annotators=excluded),
+        options.adjudications,
     )
     exported = [pid for pid in task.pair_ids if in_subset(verdicts[pid], options.subset)]
     by_category = records_by_category(verdicts, exported, options.with_validation)
@@ -146,9 +158,11 @@ def slice_counts(verdicts: Iterable[PairVerdict], subset: str) -> dict[str, dict
     counts: dict[str, dict[str, int]] = {}
     for verdict in verdicts:
         row = counts.setdefault(
-            verdict.category, {**dict.fromkeys(VERDICTS, 0), "total": 0, "exported": 0}
+            verdict.category,
+            {**dict.fromkeys(VERDICTS, 0), "total": 0, "exported": 0, "adjudicated": 0},
         )
         row[verdict.verdict] += 1
+        row["adjudicated"] += verdict.adjudicated
         row["total"] += 1
         row["exported"] += in_subset(verdict, subset)
     return counts

@@ -46,6 +46,10 @@ class Command(BaseCommand):
         except (EvaluationError, ValueError) as error:
             raise CommandError(str(error)) from error
         self.stdout.write(f"Run #{run.pk}: {run.model_name} on campaign {campaign.pk}")
+        adjudicated = run.summary.get("audit", {}).get("adjudicated_pairs", 0)
+        self.stdout.write(
+            f"  subsets from the audit's verdicts; {adjudicated} pair(s) adjudicated by a manager"
+        )
         for row in accuracy_rows(run):
             interval = f"[{percent(row.get('ci_low'))}, {percent(row.get('ci_high'))}]"
             self.stdout.write(
