@@ -63,6 +63,10 @@ def upload_body(world: World) -> dict[str, Any]:
 
 
 Body = Callable[[World], dict[str, Any]] | None
+def adjudication_body(world: World) -> dict[str, Any]:
+    return {"decision": "excluded", "reason": "adjudicator_judgement", "note": "matrix"}
+
+
 # (method, path, body, expected status per role in ROLES order)
 MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
     ("GET", "/api/", None, (403, 200, 200, 200)),
@@ -104,6 +108,19 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
     ("GET", "/api/campaigns/{campaign_id}/agreement/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/verdicts/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/export/", None, (403, 404, 404, 200)),
+    (
+        "GET",
+        "/api/campaigns/{campaign_id}/pairs/{pair_id}/adjudications/",
+        None,
+        (403, 404, 404, 200),
+    ),
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/pairs/{pair_id}/adjudications/",
+        adjudication_body,
+        (403, 404, 404, 201),
+    ),
+    ("GET", "/api/campaigns/{campaign_id}/adjudication-queue/", None, (403, 404, 404, 200)),
     ("POST", "/api/campaigns/{campaign_id}/next/", None, (403, 404, 200, 404)),
     ("GET", "/api/campaigns/{campaign_id}/my-progress/", None, (403, 404, 200, 404)),
     ("POST", "/api/assignments/{assignment_id}/submit/", submit_body, (403, 404, 201, 404)),
