@@ -63,6 +63,8 @@ def upload_body(world: World) -> dict[str, Any]:
 
 
 Body = Callable[[World], dict[str, Any]] | None
+
+
 def adjudication_body(world: World) -> dict[str, Any]:
     return {"decision": "excluded", "reason": "adjudicator_judgement", "note": "matrix"}
 
