@@ -254,9 +254,27 @@ class VerdictSerializer(serializers.Serializer):
     annotators_verdict = serializers.CharField(help_text="The verdict of the answers alone.")
     annotators_reasons = serializers.ListField(child=serializers.CharField())
 
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        data["annotators_verdict"], reasons = instance.by_annotators()
+        data["annotators_reasons"] = list(reasons)
+        return data
 
-class PairRowSerializer(serializers.Serializer):
+
+class ScoreSerializer(serializers.Serializer):
+    chosen = serializers.FloatField(allow_null=True)
+    rejected = serializers.FloatField(allow_null=True)
+    margin = serializers.FloatField(allow_null=True)
+    outcome = serializers.CharField()
+    disagrees_with_annotators = serializers.BooleanField(allow_null=True)
+
+
+class PairRowSerializer(VerdictSerializer):
     """A pair of the ``/verdicts/`` list: its verdict, flags and (with ``run``) model score."""
+
+    flagged_annotations = serializers.IntegerField()
+    split_vote = serializers.BooleanField()
+    score = ScoreSerializer(allow_null=True, help_text="With ``run``: the pair's score in it.")
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
         verdict = instance.verdict

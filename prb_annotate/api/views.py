@@ -345,7 +345,7 @@ class CampaignAgreementView(APIView):
         )
 
 
-@extend_schema(parameters=[api.VerdictFilterSerializer], responses={200: api.VerdictSerializer})
+@extend_schema(parameters=[api.VerdictFilterSerializer])
 class VerdictList(generics.ListAPIView[PairRow]):  # type: ignore[type-var]
     """Every regular pair's verdict and reasons, by natural record id; the filters and sorts
     of the "Pairs" page (verdict, reason, category, flagged, split, adjudicated, run,
