@@ -22,6 +22,7 @@ REASONS = {
     "low_quality_rejected",
     "differentiator_not_preference",
     "label_disagrees",
+    "label_tie",
 }
 
 
