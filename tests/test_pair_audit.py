@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from prb_annotate.audit import decisions
 from prb_annotate.audit.frames import campaign_audit, campaign_verdicts
+from prb_annotate.audit.report import render_text
 from prb_annotate.models import Adjudication, EvaluationRun, Membership, PairScore
 from tests.audit_support import add_item, annotate, annotate_all, annotators, make_campaign
 
@@ -227,6 +228,7 @@ def test_it_adjudicates_with_history_and_the_audit_counts_it_apart(campaign, man
     assert report["counts"]["validated"] == 2
     assert report["counts"]["adjudicated"] == 1
     assert report["counts"]["by_annotators"] == {"validated": 1, "excluded": 1, "undecided": 2}
+    assert "1 adjudicated by a manager; the annotators alone: 1 validated" in render_text(report)
 
     # Revised: the earlier decision stays as history, one row is current.
     client.post(url, {"decision": "excluded", "reason": "label_disagrees"})

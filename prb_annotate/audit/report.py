@@ -237,6 +237,13 @@ def render_text(report: dict[str, Any]) -> str:
         f"excluded, {counts['undecided']} undecided; {counts['annotations']} annotations by "
         f"{counts['annotators']} annotators; {counts['gold_items']} gold items"
     )
+    if counts.get("adjudicated"):
+        alone = counts["by_annotators"]
+        lines.append(
+            f"{counts['adjudicated']} adjudicated by a manager; the annotators alone: "
+            f"{alone['validated']} validated, {alone['excluded']} excluded, "
+            f"{alone['undecided']} undecided"
+        )
     lines.append(
         f"bootstrap: {settings['resamples']} resamples, seed {settings['seed']}, "
         f"{settings['confidence']:.0%} intervals"

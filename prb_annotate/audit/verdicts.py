@@ -107,6 +107,20 @@ RULE = (
     "excluded: any of these failed; undecided: annotations or ratings missing, or a split vote"
 )
 
+# The same rule step by step, as the pair page shows it.
+RULE_STEPS = [
+    "It has the annotations it requires: k, plus one for each time a split vote asked for "
+    "another annotator.",
+    "Both answers reach the quality threshold: the median rating of each criterion, for the "
+    "chosen and for the rejected answer (annotations without a rating are left out of that "
+    "median; with no rating at all the pair waits: missing_rating).",
+    "A majority (a share strictly above the majority threshold, never below 0.5) names personal "
+    "preference as the main difference.",
+    "A majority prefers the dataset's chosen answer; a majority against it is label_tie when "
+    "most call it a tie, label_disagrees otherwise.",
+    "A majority did not flag it as unusable.",
+]
+
 # A manager's adjudication: the decisions that replace a verdict, and its reason codes.
 ADJUDICATED_DECISIONS = (VALIDATED, EXCLUDED)
 ADJUDICATOR_JUDGEMENT = "adjudicator_judgement"

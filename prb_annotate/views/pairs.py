@@ -35,18 +35,6 @@ from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, 
 PAIRS_PER_PAGE = 50
 QUEUE_SHOWN = 200
 DIFFERENTIATOR_LABELS = dict(Annotation.Differentiator.choices)
-RULE_STEPS = [
-    "It has the annotations it requires: k, plus one for each time a split vote asked for "
-    "another annotator.",
-    "Both answers reach the quality threshold: the median rating of each criterion, for the "
-    "chosen and for the rejected answer (annotations without a rating are left out of that "
-    "median; with no rating at all the pair waits: missing_rating).",
-    "A majority (a share strictly above the majority threshold, never below 0.5) names personal "
-    "preference as the main difference.",
-    "A majority prefers the dataset's chosen answer; a majority against it is label_tie when "
-    "most call it a tie, label_disagrees otherwise.",
-    "A majority did not flag it as unusable.",
-]
 
 
 def _filters(request: HttpRequest, campaign: Campaign) -> tuple[PairFilterForm, PairFilters]:
@@ -222,7 +210,7 @@ def _render_pair(
         "history": history,
         "form": form,
         "reason_labels": verdicts.ADJUDICATION_REASON_LABELS,
-        "rule_steps": RULE_STEPS,
+        "rule_steps": verdicts.RULE_STEPS,
         "thresholds": thresholds_for(campaign),
         "query": _list_query(request),
         "neighbours": _neighbours(request, campaign, by_pair, item.pair_id),
