@@ -133,6 +133,9 @@ def test_it_filters_sorts_and_pages_the_pairs_list(campaign, dataset, manager, l
 
     assert ids() == ["p0000", "p0001", "p0002", "p0003"]
     assert ids(verdict="excluded") == ["p0001"]
+    # Every category stays offered while one is chosen.
+    assert client.get(url, {"category": "Lifestyle"}).context["categories"] == ["Lifestyle"]
+    assert ids(category="Nothing") == []
     assert ids(reason="undecided_split_vote") == ["p0002"]
     assert ids(split="yes") == ["p0002"]
     assert ids(flagged="yes") == ["p0001"]

@@ -64,7 +64,8 @@ def _list_query(request: HttpRequest, **changes: str) -> str:
 def campaign_pairs(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
     form, filters = _filters(request, campaign)
-    rows = listing.select_rows(campaign, campaign_verdicts(campaign), filters)
+    by_pair = campaign_verdicts(campaign)
+    rows = listing.select_rows(campaign, by_pair, filters)
     page = Paginator(rows, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
     current = ("-" if filters.descending else "") + filters.sort
     sort_links = {
@@ -80,7 +81,7 @@ def campaign_pairs(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "query": _list_query(request),
         "sort_links": sort_links,
         "sort": current,
-        "categories": sorted({row.verdict.category for row in rows}),
+        "categories": sorted({verdict.category for verdict in by_pair.values()}),
         "runs": campaign.evaluation_runs.order_by("-created_at"),
     }
     return render(request, "prb_annotate/campaign_pairs.html", context)
