@@ -229,7 +229,7 @@ class PairFilterForm(forms.Form):
     )
 
     def clean_category(self) -> str | None:
-        # Nothing stored holds a NUL, and PostgreSQL would refuse one: no match instead.
+        # Empty means any category.
         return self.cleaned_data["category"] or None
 
 
