@@ -99,6 +99,10 @@ class Campaign(models.Model):
     gold_rate = models.FloatField(default=0.0)
     seed = models.IntegerField(default=0)
     quota_per_annotator = models.PositiveIntegerField(null=True, blank=True)
+    # A campaign over a planned sample: the targets, the pairs per category and each top-up
+    # (``audit/sampling.py``, ``SamplePlan.as_json``). None for a campaign over all pairs or a
+    # plain random sample.
+    sample_plan = models.JSONField(null=True, blank=True)
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
     completion_url = models.URLField(max_length=1000, blank=True)
     created_by = models.ForeignKey(

@@ -20,7 +20,7 @@ from django.db.models.fields.json import (  # type: ignore[attr-defined]  # not 
 )
 from django.db.models.functions import Length
 
-from prb_annotate.audit import verdicts
+from prb_annotate.audit import sampling, verdicts
 from prb_annotate.audit.verdicts import PairVerdict, Thresholds
 from prb_annotate.db.readahead import read_ahead
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
@@ -402,6 +402,11 @@ def campaign_audit(
         "dataset": campaign.dataset.name,
         "annotations_per_pair": campaign.annotations_per_pair,
     }
+    if campaign.sample_plan is not None:
+        # A planned sample speaks for the whole dataset: its estimate comes alongside.
+        report["sample_estimate"] = sampling.audit_estimate(
+            campaign.sample_plan, report["validity"]["per_category"]
+        )
     return report
 
 

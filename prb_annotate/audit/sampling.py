@@ -473,3 +473,25 @@ def _reached(estimate: Mapping[str, Any], target: float | None) -> bool | None:
     if target is None or estimate["half_width"] is None:
         return None
     return bool(estimate["half_width"] <= target)
+
+
+def audit_estimate(
+    plan_json: Mapping[str, Any], per_category: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """The dataset estimate for a campaign's stored plan and the audit's verdict counts per
+    category (``verdicts.validity_summary``); a planned category with no row counts zero."""
+    plan = SamplePlan.from_json(plan_json)
+    counts = {row["category"]: row for row in per_category}
+    strata = [
+        StratumCounts(
+            category=row.category,
+            population=row.population,
+            validated=int(counts.get(row.category, {}).get("validated", 0)),
+            excluded=int(counts.get(row.category, {}).get("excluded", 0)),
+            undecided=int(counts.get(row.category, {}).get("undecided", 0)),
+            target_half_width=plan.targets.category_half_width,
+        )
+        for row in plan.categories
+    ]
+    estimate = dataset_estimate(strata, plan.targets.confidence, plan.targets.half_width)
+    return {**estimate, "plan": plan.as_json()}
