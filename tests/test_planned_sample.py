@@ -1,10 +1,7 @@
 """Campaigns over a planned sample: creation, the stored plan, the audit's dataset estimate and
 extending the sample after a pilot, on the real database."""
 
-import hashlib
-
 import pytest
-from django.contrib.auth.models import User
 
 from prb_annotate.audit import sampling
 from prb_annotate.audit.frames import campaign_audit
@@ -12,34 +9,13 @@ from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns import planned_sample
 from prb_annotate.campaigns.lifecycle import CampaignSetupError, create_campaign, set_status
 from prb_annotate.campaigns.planned_sample import SamplePlanError
-from prb_annotate.models import Campaign, CampaignItem, Dataset, Pair
-from tests.audit_support import annotate
-
-SIZES = {"fitness": 200, "cooking": 100}
-TARGETS = PlanTargets(category_half_width=0.15, expected_share=0.9, price_per_annotation=0.25)
-
-
-def category_pairs(dataset: Dataset, category: str, count: int) -> None:
-    Pair.objects.bulk_create(
-        Pair(
-            dataset=dataset,
-            external_id=f"{category}-{index:03d}",
-            category=category,
-            question=f"Question {index}",
-            chosen="short",
-            rejected="long",
-            content_hash=hashlib.sha256(f"{category}{index}".encode()).hexdigest(),
-        )
-        for index in range(count)
-    )
+from prb_annotate.models import Campaign, CampaignItem, Dataset
+from tests.sampling_support import TARGETS, pilot, planned_dataset
 
 
 @pytest.fixture
 def prb(db: None) -> Dataset:
-    dataset = Dataset.objects.create(name="prb", source="tests")
-    for category, count in SIZES.items():
-        category_pairs(dataset, category, count)
-    return dataset
+    return planned_dataset()
 
 
 def pair_ids(campaign: Campaign, kind: str = CampaignItem.Kind.REGULAR) -> set[str]:
@@ -81,18 +57,6 @@ def test_it_names_the_target_it_cannot_plan_for(prb: Dataset) -> None:
         create_campaign(prb, "bad", sample_targets=PlanTargets(half_width=0.05, expected_share=1))
     assert caught.value.field == "expected_share"
     assert not Campaign.objects.exists()
-
-
-def pilot(campaign: Campaign, validated_per_category: dict[str, int]) -> None:
-    """One annotation per item (k = 1): the first n items of each category validated, the
-    rest excluded (the annotator prefers the rejected answer)."""
-    user = User.objects.create_user("pilot")
-    seen: dict[str, int] = {}
-    for item in campaign.items.select_related("pair").order_by("pair__external_id"):
-        category = item.pair.category
-        seen[category] = seen.get(category, 0) + 1
-        validated = seen[category] <= validated_per_category[category]
-        annotate(item, user, fit="chosen" if validated else "rejected")
 
 
 def test_it_extends_the_sample_to_the_target_at_the_observed_share(prb: Dataset) -> None:

@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from prb_annotate.audit import charts as svg
+from prb_annotate.audit import sample_report
 
 DASH = "—"
 # Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions.
@@ -189,7 +190,13 @@ def context(report: dict[str, Any]) -> dict[str, Any]:
         ],
         "bias_text": bias_lines(report),
         "label_text": label_lines(report),
+        "sample_estimate": _sample_estimate(report),
     }
+
+
+def _sample_estimate(report: dict[str, Any]) -> dict[str, Any] | None:
+    estimate = report.get("sample_estimate")
+    return None if estimate is None else sample_report.estimate_context(estimate)
 
 
 def bias_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
@@ -259,6 +266,8 @@ def render_text(report: dict[str, Any]) -> str:
             f"  {row['category'] or '(no category)'}: {share(row['validated_share'])}; "
             f"undecided {row['undecided']}"
         )
+    if report.get("sample_estimate"):
+        lines += ["", *sample_report.estimate_lines(report["sample_estimate"])]
     lines += ["", "Reasons (pairs)"]
     lines += [f"  {row['reason']}: {row['pairs']}" for row in report["validity"]["reasons"]]
     lines += ["", "Label agreement"]

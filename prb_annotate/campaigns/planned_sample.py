@@ -95,6 +95,14 @@ def extend_sample(campaign: Campaign) -> dict[str, int]:
     return added
 
 
+def describe_extension(added: dict[str, int]) -> str:
+    """What ``extend_sample`` did, in a sentence for the page, the API and the command."""
+    if not any(added.values()):
+        return "The sample already reaches the targets at the shares seen so far; nothing added."
+    parts = ", ".join(f"{n} in {c or '(no category)'}" for c, n in sorted(added.items()) if n)
+    return f"Added {sum(added.values())} pair(s) to the sample: {parts}."
+
+
 def _add_items(campaign: Campaign, plan: SamplePlan, *, round_number: int) -> None:
     items = campaign.items.all()
     gold = set(
