@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from prb_annotate.audit import charts as svg
-from prb_annotate.audit import sample_report
+from prb_annotate.audit import model_report, sample_report
 
 DASH = "—"
 # Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions.
@@ -191,6 +191,7 @@ def context(report: dict[str, Any]) -> dict[str, Any]:
         "bias_text": bias_lines(report),
         "label_text": label_lines(report),
         "sample_estimate": _sample_estimate(report),
+        "model_annotators": model_report.context(report),
     }
 
 
@@ -275,6 +276,8 @@ def render_text(report: dict[str, Any]) -> str:
     lines += ["", "Bias"]
     lines += [f"  {label}: {value}" for label, value in bias_lines(report)]
 
+    if report.get("model_annotators"):
+        lines += ["", *model_report.lines(report)]
     lines += ["", "Annotators"]
     for row in report["annotators"]:
         lines.append(

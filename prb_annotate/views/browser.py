@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import path
 
 from prb_annotate.access import staff_required
+from prb_annotate.campaigns.model_annotator import answers_beside_humans
 from prb_annotate.models import Dataset, Pair
 
 PAIRS_PER_PAGE = 50
@@ -55,7 +56,8 @@ def pair_detail(request: HttpRequest, dataset_id: int, pair_id: int) -> HttpResp
     pair = get_object_or_404(
         Pair.objects.select_related("dataset"), pk=pair_id, dataset_id=dataset_id
     )
-    return render(request, "prb_annotate/pair_detail.html", {"pair": pair})
+    context = {"pair": pair, "answers_by_campaign": answers_beside_humans(pair)}
+    return render(request, "prb_annotate/pair_detail.html", context)
 
 
 urlpatterns = [
