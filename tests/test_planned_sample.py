@@ -11,6 +11,7 @@ from prb_annotate.campaigns.lifecycle import CampaignSetupError, create_campaign
 from prb_annotate.campaigns.planned_sample import SamplePlanError
 from prb_annotate.models import Campaign, CampaignItem, Dataset
 from tests.sampling_support import TARGETS, pilot, planned_dataset
+from tests.test_concurrency import run_threads
 
 
 @pytest.fixture
@@ -103,3 +104,23 @@ def test_the_audit_reports_the_validated_share_of_the_dataset(prb: Dataset) -> N
     assert estimate["plan"]["pairs"] == 29
     plain = create_campaign(prb, "plain", sample=5)
     assert "sample_estimate" not in campaign_audit(plain, resamples=0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_managers_extending_at_once_add_the_pairs_once() -> None:
+    """The campaign row is locked while the plan is replaced (immediate transactions on
+    SQLite): whoever comes second sees the new plan and finds nothing to add."""
+    dataset = planned_dataset()
+    campaign = create_campaign(dataset, "race", k=1, sample_targets=TARGETS, seed=9)
+    pilot(campaign, {"fitness": 7, "cooking": 14})
+    results: list[dict[str, int]] = []
+
+    def extend(_: int) -> None:
+        results.append(planned_sample.extend_sample(Campaign.objects.get(pk=campaign.pk)))
+
+    assert run_threads(4, extend) == []
+    assert sum(any(added.values()) for added in results) == 1
+    campaign.refresh_from_db()
+    plan = sampling.SamplePlan.from_json(campaign.sample_plan or {})
+    assert len(plan.extensions) == 1
+    assert campaign.items.count() == plan.pairs
