@@ -16,12 +16,22 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
 from prb_annotate.audit import listing, verdicts
+from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.models import Adjudication, Campaign, Dataset
 
 MAJORITY_BELOW_HALF = (
     "Must be at least 0.5: below it the losing side of a vote could win "
     "(with 0.3, two answers for the chosen answer against three for the rejected one pass)."
 )
+
+# Form field <- PlanTargets field, for the planned-sample part of the campaign form.
+PLAN_FIELDS = {
+    "plan_half_width": "half_width",
+    "plan_category_half_width": "category_half_width",
+    "plan_expected_share": "expected_share",
+    "plan_split_share": "split_share",
+    "plan_price": "price_per_annotation",
+}
 
 
 class CampaignForm(forms.Form):
@@ -83,6 +93,57 @@ class CampaignForm(forms.Form):
         help_text="Where annotators go when their quota is done, e.g. Prolific's completion link.",
     )
 
+    plan_half_width = forms.FloatField(
+        label="Planned sample: target half-width overall",
+        required=False,
+        min_value=0.001,
+        max_value=0.499,
+        help_text="Instead of a sample size: the pairs needed for a 95% interval this wide "
+        "around the dataset's validated share, e.g. 0.05 for ±5 points.",
+    )
+    plan_category_half_width = forms.FloatField(
+        label="Planned sample: target half-width per category",
+        required=False,
+        min_value=0.001,
+        max_value=0.499,
+        help_text="The same target for every category on its own (the larger size wins).",
+    )
+    plan_expected_share = forms.FloatField(
+        label="Planned sample: expected validated share",
+        initial=0.5,
+        required=False,
+        min_value=0.01,
+        max_value=0.99,
+        help_text="0.5 when unknown (the most pairs), or the share a pilot found.",
+    )
+    plan_split_share = forms.FloatField(
+        label="Planned sample: expected share of split votes",
+        initial=0.0,
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        help_text="Each asks one more annotator; counted in the annotations and the cost.",
+    )
+    plan_price = forms.FloatField(
+        label="Planned sample: price per annotation",
+        required=False,
+        min_value=0.0,
+        help_text="To see the cost of the plan.",
+    )
+
+    def sample_targets(self) -> PlanTargets | None:
+        """The planned-sample targets entered, or None when no half-width was given."""
+        data = self.cleaned_data
+        if data.get("plan_half_width") is None and data.get("plan_category_half_width") is None:
+            return None
+        return PlanTargets(
+            half_width=data.get("plan_half_width"),
+            category_half_width=data.get("plan_category_half_width"),
+            expected_share=data.get("plan_expected_share") or 0.5,
+            split_share=data.get("plan_split_share") or 0.0,
+            price_per_annotation=data.get("plan_price"),
+        )
+
     def clean_gold_pair_ids(self) -> list[str]:
         return sorted(set(re.split(r"[\s,]+", self.cleaned_data["gold_pair_ids"].strip())) - {""})
 
@@ -90,6 +151,11 @@ class CampaignForm(forms.Form):
         cleaned = super().clean() or {}
         if cleaned.get("gold_rate") and not cleaned.get("gold_pair_ids"):
             self.add_error("gold_pair_ids", "A gold rate needs gold pairs.")
+        planned = any(
+            cleaned.get(f) is not None for f in ("plan_half_width", "plan_category_half_width")
+        )
+        if planned and cleaned.get("sample") is not None:
+            self.add_error("sample", "Give a sample size or a target half-width, not both.")
         return cleaned
 
     def clean_majority_threshold(self) -> float:

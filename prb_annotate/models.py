@@ -99,6 +99,10 @@ class Campaign(models.Model):
     gold_rate = models.FloatField(default=0.0)
     seed = models.IntegerField(default=0)
     quota_per_annotator = models.PositiveIntegerField(null=True, blank=True)
+    # A campaign over a planned sample: the targets, the pairs per category and each top-up
+    # (``audit/sampling.py``, ``SamplePlan.as_json``). None for a campaign over all pairs or a
+    # plain random sample.
+    sample_plan = models.JSONField(null=True, blank=True)
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
     completion_url = models.URLField(max_length=1000, blank=True)
     created_by = models.ForeignKey(
@@ -350,6 +354,33 @@ class PairScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}:{self.pair_id}"
+
+
+class ModelAnswer(models.Model):
+    """A language model's answer to one annotation question about one pair, in one A/B order:
+    a *model annotator* (an EvaluationRun with mode "annotator"). Kept apart from Annotation on
+    purpose, so that it can never enter the human agreement coefficients, the verdicts, the
+    queue or the exports; the audit compares it with the humans separately."""
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="model_answers")
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="model_answers")
+    # rubric_fit / differentiator
+    question = models.CharField(max_length=20)
+    # Where the chosen answer was shown (A = first).
+    chosen_position = models.CharField(max_length=1)
+    reply = models.TextField()
+    # Dataset orientation, as Annotation stores it; "" when the reply named no choice.
+    answer = models.CharField(max_length=20, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "pair", "question", "chosen_position"], name="model_answer_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}:{self.pair_id}:{self.question}:{self.chosen_position}"
 
 
 class Adjudication(models.Model):

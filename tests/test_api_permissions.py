@@ -17,6 +17,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from prb_annotate.api.docs import openapi_schema
+from prb_annotate.audit.sampling import PlanTargets, plan_sample
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
 from prb_annotate.models import Assignment, Campaign, Dataset
@@ -80,6 +81,12 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
     ("GET", "/api/datasets/{dataset_id}/", None, (403, 403, 403, 200)),
     ("GET", "/api/datasets/{dataset_id}/pairs/", None, (403, 403, 403, 200)),
     ("GET", "/api/datasets/{dataset_id}/pairs/{pair_id}/", None, (403, 403, 403, 200)),
+    (
+        "POST",
+        "/api/datasets/{dataset_id}/sample-plan/",
+        lambda w: {"half_width": 0.1},
+        (403, 403, 403, 200),
+    ),
     ("GET", "/api/campaigns/", None, (403, 200, 200, 200)),
     (
         "POST",
@@ -123,6 +130,7 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
         (403, 404, 404, 201),
     ),
     ("GET", "/api/campaigns/{campaign_id}/adjudication-queue/", None, (403, 404, 404, 200)),
+    ("POST", "/api/campaigns/{campaign_id}/extend-sample/", None, (403, 404, 404, 200)),
     ("POST", "/api/campaigns/{campaign_id}/next/", None, (403, 404, 200, 404)),
     ("GET", "/api/campaigns/{campaign_id}/my-progress/", None, (403, 404, 200, 404)),
     ("POST", "/api/assignments/{assignment_id}/submit/", submit_body, (403, 404, 201, 404)),
@@ -140,6 +148,11 @@ def world(db: None) -> World:
     dataset = Dataset.objects.create(name="demo", source="tests")
     make_pairs(dataset, 6)
     campaign = create_campaign(dataset, "pilot", k=2, seed=1)
+    # A plan that already holds every pair, so that extending the sample is allowed and adds
+    # nothing that would change the other rows.
+    census = plan_sample({"Lifestyle": 6}, PlanTargets(category_half_width=0.01), k=2)
+    Campaign.objects.filter(pk=campaign.pk).update(sample_plan=census.as_json())
+    campaign.refresh_from_db()
     set_status(campaign, Campaign.Status.ACTIVE)
     add_member(campaign, alice)
     other = create_campaign(dataset, "elsewhere", k=2, seed=2)

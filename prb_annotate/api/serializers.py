@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from prb_annotate.audit import listing, verdicts
+from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.exports.export import FORMATS, SUBSETS
 from prb_annotate.forms import MAJORITY_BELOW_HALF
 from prb_annotate.models import Adjudication, Campaign, Dataset, Membership, Pair
@@ -151,6 +152,7 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "invite_token",
             "created_by",
             "created_at",
+            "sample_plan",
         ]
         read_only_fields = [
             "id",
@@ -158,6 +160,7 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "status",
             "gold_rate",
             "seed",
+            "sample_plan",
             "invite_token",
             "created_by",
             "created_at",
@@ -189,6 +192,64 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
         return attrs
 
 
+class SampleTargetsSerializer(serializers.Serializer):
+    """Targets of a planned sample (``audit/sampling.py``); shares are fractions of 1."""
+
+    half_width = serializers.FloatField(
+        min_value=0.001,
+        max_value=0.499,
+        required=False,
+        allow_null=True,
+        help_text="Target half-width of the 95% interval of the dataset's validated share "
+        "(0.05 = ±5 points).",
+    )
+    category_half_width = serializers.FloatField(
+        min_value=0.001,
+        max_value=0.499,
+        required=False,
+        allow_null=True,
+        help_text="The same target for every category on its own; the larger size wins.",
+    )
+    expected_share = serializers.FloatField(
+        min_value=0.01, max_value=0.99, default=0.5, help_text="0.5 when unknown, or a pilot's."
+    )
+    confidence = serializers.FloatField(min_value=0.5, max_value=0.999, default=0.95)
+    split_share = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        default=0.0,
+        help_text="Share of pairs expected to need one more annotator for a split vote.",
+    )
+    price_per_annotation = serializers.FloatField(
+        min_value=0.0, required=False, allow_null=True, help_text="For the cost of the plan."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("half_width") is None and attrs.get("category_half_width") is None:
+            raise serializers.ValidationError(
+                {"half_width": ["Give half_width, category_half_width or both."]}
+            )
+        return attrs
+
+    def targets(self) -> PlanTargets:
+        return PlanTargets(**self.validated_data)
+
+
+class SamplePlanRequestSerializer(SampleTargetsSerializer):
+    """A plan preview: the targets, k, and the gold pairs to leave out of the sample."""
+
+    annotations_per_pair = serializers.IntegerField(min_value=1, max_value=MAX_K, default=3)
+    gold_pair_ids = serializers.ListField(
+        child=serializers.CharField(max_length=255), required=False, max_length=MAX_GOLD_PAIRS
+    )
+
+    def targets(self) -> PlanTargets:
+        data = dict(self.validated_data)
+        data.pop("annotations_per_pair", None)
+        data.pop("gold_pair_ids", None)
+        return PlanTargets(**data)
+
+
 class CampaignCreateSerializer(CampaignSerializer):
     """Creation also fixes the dataset, the sample, the gold items and the seed."""
 
@@ -212,9 +273,15 @@ class CampaignCreateSerializer(CampaignSerializer):
     )
     gold_rate = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.0)
     seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
+    sample_targets = SampleTargetsSerializer(
+        required=False,
+        write_only=True,
+        help_text="Instead of sample: plan a stratified sample for these targets; the "
+        "campaign keeps the plan in sample_plan.",
+    )
 
     class Meta(CampaignSerializer.Meta):
-        fields = [*CampaignSerializer.Meta.fields, "sample", "gold_pair_ids"]
+        fields = [*CampaignSerializer.Meta.fields, "sample", "gold_pair_ids", "sample_targets"]
         read_only_fields = ["id", "status", "invite_token", "created_by", "created_at"]
 
 

@@ -4,7 +4,7 @@ from django.urls import URLPattern, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.authtoken.views import obtain_auth_token
 
-from prb_annotate.api import docs, views
+from prb_annotate.api import docs, sampling, views
 from prb_annotate.models import Campaign
 
 urlpatterns: list[URLPattern] = [
@@ -19,6 +19,11 @@ urlpatterns: list[URLPattern] = [
         "datasets/<row_id:dataset_id>/pairs/<row_id:pair_id>/",
         views.PairDetail.as_view(),
         name="api_pair_detail",
+    ),
+    path(
+        "datasets/<row_id:dataset_id>/sample-plan/",
+        sampling.DatasetSamplePlan.as_view(),
+        name="api_dataset_sample_plan",
     ),
     path("campaigns/", views.CampaignList.as_view(), name="api_campaign_list"),
     path(
@@ -75,6 +80,11 @@ urlpatterns: list[URLPattern] = [
         "campaigns/<row_id:campaign_id>/adjudication-queue/",
         views.AdjudicationQueue.as_view(),
         name="api_campaign_adjudication_queue",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/extend-sample/",
+        sampling.CampaignExtendSample.as_view(),
+        name="api_campaign_extend_sample",
     ),
     path(
         "campaigns/<row_id:campaign_id>/export/",

@@ -35,12 +35,14 @@ from prb_annotate.api.schema import ImportErrorSerializer
 from prb_annotate.audit import decisions, listing
 from prb_annotate.audit.frames import PairVerdict, campaign_audit, campaign_verdicts
 from prb_annotate.audit.listing import PairRow
+from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     add_member,
     create_campaign,
     set_status,
 )
+from prb_annotate.campaigns.planned_sample import SamplePlanError
 from prb_annotate.campaigns.progress import campaign_progress
 from prb_annotate.datasets.importing import ImportFailed, import_upload
 from prb_annotate.exports.export import export_zip
@@ -235,12 +237,14 @@ class CampaignList(generics.ListCreateAPIView[Campaign]):
 
     def perform_create(self, serializer: serializers.BaseSerializer[Campaign]) -> None:
         data = dict(serializer.validated_data)
+        targets = data.pop("sample_targets", None)
         try:
             serializer.instance = create_campaign(
                 data.pop("dataset"),
                 data.pop("name"),
                 k=data.pop("annotations_per_pair"),
                 sample=data.pop("sample", None),
+                sample_targets=None if targets is None else PlanTargets(**targets),
                 gold_pair_ids=data.pop("gold_pair_ids", ()),
                 gold_rate=data.pop("gold_rate"),
                 seed=data.pop("seed"),
@@ -249,6 +253,8 @@ class CampaignList(generics.ListCreateAPIView[Campaign]):
             )
         except CampaignSetupError as exc:
             raise serializers.ValidationError(str(exc)) from exc
+        except SamplePlanError as exc:
+            raise serializers.ValidationError({"sample_targets": {exc.field: [str(exc)]}}) from exc
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         response = super().create(request, *args, **kwargs)

@@ -20,7 +20,7 @@ from django.db.models.fields.json import (  # type: ignore[attr-defined]  # not 
 )
 from django.db.models.functions import Length
 
-from prb_annotate.audit import decisions, verdicts
+from prb_annotate.audit import decisions, sampling, verdicts
 from prb_annotate.audit.verdicts import PairVerdict, Thresholds
 from prb_annotate.db.readahead import read_ahead
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
@@ -389,8 +389,9 @@ def campaign_audit(
     the same intervals for the same data.
     """
     items = items_frame(campaign)
+    frame = annotations_frame(campaign, items)
     report = verdicts.audit_report(
-        annotations_frame(campaign, items),
+        frame,
         items,
         thresholds_for(campaign),
         resamples=resamples,
@@ -405,7 +406,27 @@ def campaign_audit(
         "dataset": campaign.dataset.name,
         "annotations_per_pair": campaign.annotations_per_pair,
     }
+    _add_model_annotators(campaign, report, frame, items)
+    if campaign.sample_plan is not None:
+        # A planned sample speaks for the whole dataset: its estimate comes alongside.
+        report["sample_estimate"] = sampling.audit_estimate(
+            campaign.sample_plan, report["validity"]["per_category"]
+        )
     return report
+
+
+def _add_model_annotators(
+    campaign: Campaign, report: dict[str, Any], frame: pd.DataFrame, items: pd.DataFrame
+) -> None:
+    """Model annotators beside the humans, compared with the annotations the verdicts rest on;
+    their answers are separate rows that none of the human statistics above ever read."""
+    from prb_annotate.campaigns import model_annotator
+
+    if not campaign.evaluation_runs.filter(mode=model_annotator.ANNOTATOR_MODE).exists():
+        return
+    humans = verdicts.counted_annotations(frame, items, report["excluded_annotators"])
+    found = model_annotator.comparisons(campaign, humans, campaign.majority_threshold)
+    report["model_annotators"] = verdicts.jsonable(found)
 
 
 def request_extra_annotations(campaign: Campaign) -> int:

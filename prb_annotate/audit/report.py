@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from prb_annotate.audit import charts as svg
+from prb_annotate.audit import model_report, sample_report
 
 DASH = "—"
 # Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions.
@@ -189,7 +190,14 @@ def context(report: dict[str, Any]) -> dict[str, Any]:
         ],
         "bias_text": bias_lines(report),
         "label_text": label_lines(report),
+        "sample_estimate": _sample_estimate(report),
+        "model_annotators": model_report.context(report),
     }
+
+
+def _sample_estimate(report: dict[str, Any]) -> dict[str, Any] | None:
+    estimate = report.get("sample_estimate")
+    return None if estimate is None else sample_report.estimate_context(estimate)
 
 
 def bias_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
@@ -266,6 +274,8 @@ def render_text(report: dict[str, Any]) -> str:
             f"  {row['category'] or '(no category)'}: {share(row['validated_share'])}; "
             f"undecided {row['undecided']}"
         )
+    if report.get("sample_estimate"):
+        lines += ["", *sample_report.estimate_lines(report["sample_estimate"])]
     lines += ["", "Reasons (pairs)"]
     lines += [f"  {row['reason']}: {row['pairs']}" for row in report["validity"]["reasons"]]
     lines += ["", "Label agreement"]
@@ -273,6 +283,8 @@ def render_text(report: dict[str, Any]) -> str:
     lines += ["", "Bias"]
     lines += [f"  {label}: {value}" for label, value in bias_lines(report)]
 
+    if report.get("model_annotators"):
+        lines += ["", *model_report.lines(report)]
     lines += ["", "Annotators"]
     for row in report["annotators"]:
         lines.append(

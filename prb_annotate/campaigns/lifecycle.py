@@ -13,6 +13,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Field
 
+from prb_annotate.audit.sampling import PlanTargets
+from prb_annotate.campaigns import planned_sample
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Dataset, Membership
 
 DEFAULT_GOLD_ANSWERS: dict[str, str] = {
@@ -86,6 +88,7 @@ def create_campaign(
     *,
     k: int = 3,
     sample: int | None = None,
+    sample_targets: PlanTargets | None = None,
     gold_pair_ids: Collection[str] | Mapping[str, Mapping[str, str]] = (),
     gold_rate: float = 0.0,
     seed: int = 0,
@@ -100,6 +103,10 @@ def create_campaign(
     otherwise they expect the dataset's claim (chosen fits the rubric, the difference is
     preference). Gold pairs are never part of the regular sample. Every item gets a seeded
     random ``order_key``, so the same seed gives the same queue.
+
+    ``sample_targets`` plans a stratified sample for a target precision instead of a fixed
+    ``sample`` size (``planned_sample.py``); the campaign keeps the plan in ``sample_plan``.
+    Raises ``planned_sample.SamplePlanError`` for targets that cannot be planned for.
     """
     unknown = set(settings) - CAMPAIGN_SETTINGS
     if unknown:
@@ -110,6 +117,8 @@ def create_campaign(
         raise CampaignSetupError("gold rate must be between 0 and 1")
     if sample is not None and sample < 1:
         raise CampaignSetupError("sample must be at least 1")
+    if sample is not None and sample_targets is not None:
+        raise CampaignSetupError("give a sample size or sample targets, not both")
     if Campaign.objects.filter(name=name).exists():
         raise CampaignSetupError(f"a campaign named {name!r} already exists")
     check_settings(settings)
@@ -122,7 +131,12 @@ def create_campaign(
 
     rng = random.Random(seed)
     regular_ids = sorted(set(pairs) - set(gold))
-    if sample is not None:
+    plan = None
+    if sample_targets is not None:
+        regular_ids, plan = planned_sample.planned_pair_ids(
+            dataset, sample_targets, k, seed, leave_out=gold
+        )
+    elif sample is not None:
         if sample > len(regular_ids):
             raise CampaignSetupError(
                 f"sample of {sample} asked, but the dataset has {len(regular_ids)} pairs"
@@ -150,6 +164,7 @@ def create_campaign(
                 seed=seed,
                 created_by=created_by,
                 status=status,
+                sample_plan=None if plan is None else plan.as_json(),
                 **settings,
             )
             CampaignItem.objects.bulk_create(

@@ -10,6 +10,11 @@ from django.views.decorators.http import require_POST
 from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.audit import report as audit_report
 from prb_annotate.audit.frames import campaign_audit, request_extra_annotations
+from prb_annotate.campaigns.planned_sample import (
+    SamplePlanError,
+    describe_extension,
+    extend_sample,
+)
 
 
 def _resamples(request: HttpRequest) -> int:
@@ -49,6 +54,19 @@ def campaign_audit_request_extra(request: HttpRequest, campaign_id: int) -> Http
     return redirect("campaign_audit", campaign_id=campaign.pk)
 
 
+@require_POST
+@login_required
+def campaign_audit_extend_sample(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    try:
+        added = extend_sample(campaign)
+    except SamplePlanError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, describe_extension(added))
+    return redirect("campaign_audit", campaign_id=campaign.pk)
+
+
 urlpatterns = [
     path("<row_id:campaign_id>/audit/", campaign_audit_page, name="campaign_audit"),
     path("<row_id:campaign_id>/audit.json", campaign_audit_json, name="campaign_audit_json"),
@@ -56,5 +74,10 @@ urlpatterns = [
         "<row_id:campaign_id>/audit/request-extra/",
         campaign_audit_request_extra,
         name="campaign_audit_request_extra",
+    ),
+    path(
+        "<row_id:campaign_id>/audit/extend-sample/",
+        campaign_audit_extend_sample,
+        name="campaign_audit_extend_sample",
     ),
 ]

@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import path
 
 from prb_annotate.access import staff_required
+from prb_annotate.campaigns.model_annotator import answers_beside_humans
 from prb_annotate.models import Dataset, Pair
 
 PAIRS_PER_PAGE = 50
@@ -57,7 +58,11 @@ def pair_detail(request: HttpRequest, dataset_id: int, pair_id: int) -> HttpResp
     )
     # Staff manage every campaign: each one holding the pair links to its audit of it.
     campaign_items = pair.campaign_items.select_related("campaign").order_by("campaign__name")
-    context = {"pair": pair, "campaign_items": campaign_items}
+    context = {
+        "pair": pair,
+        "campaign_items": campaign_items,
+        "answers_by_campaign": answers_beside_humans(pair),
+    }
     return render(request, "prb_annotate/pair_detail.html", context)
 
 

@@ -18,9 +18,11 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
 from prb_annotate.access import is_staff, managed_campaign_or_404, staff_required
+from prb_annotate.audit import sample_report
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
+from prb_annotate.campaigns.planned_sample import SamplePlanError, plan_for_dataset
 from prb_annotate.campaigns.progress import campaign_progress
-from prb_annotate.forms import AddMemberForm, CampaignForm
+from prb_annotate.forms import PLAN_FIELDS, AddMemberForm, CampaignForm
 from prb_annotate.models import Campaign, Membership
 
 # The buttons each status offers: (target status, label).
@@ -59,6 +61,8 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 @staff_required
 def campaign_create(request: HttpRequest) -> HttpResponse:
     form = CampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid() and "preview" in request.POST:
+        return _render_plan_preview(request, form)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -67,6 +71,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 data["name"],
                 k=data["annotations_per_pair"],
                 sample=data["sample"],
+                sample_targets=form.sample_targets(),
                 gold_pair_ids=data["gold_pair_ids"],
                 gold_rate=data["gold_rate"],
                 seed=data["seed"],
@@ -77,12 +82,44 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 completion_url=data["completion_url"],
                 majority_threshold=data["majority_threshold"],
             )
+        except SamplePlanError as error:
+            form.add_error(_plan_field(error), str(error))
         except (ValidationError, ValueError) as error:
             form.add_error(None, _error_text(error))
         else:
             messages.success(request, f"Campaign “{campaign.name}” created. Start it when ready.")
             return redirect("campaign_detail", campaign.pk)
     return render(request, "prb_annotate/campaign_form.html", {"form": form})
+
+
+def _render_plan_preview(request: HttpRequest, form: CampaignForm) -> HttpResponse:
+    """The form again, with the plan its targets give: pairs per category, annotations, cost."""
+    context: dict[str, Any] = {"form": form}
+    targets = form.sample_targets()
+    if targets is None:
+        form.add_error("plan_half_width", "Give a target half-width to preview a plan.")
+    else:
+        data = form.cleaned_data
+        try:
+            plan = plan_for_dataset(
+                data["dataset"],
+                targets,
+                data["annotations_per_pair"],
+                leave_out=data["gold_pair_ids"],
+            ).as_json()
+        except SamplePlanError as error:
+            form.add_error(_plan_field(error), str(error))
+        else:
+            context["plan_preview"] = {
+                "summary": sample_report.plan_summary(plan),
+                "rows": sample_report.plan_rows(plan),
+            }
+    return render(request, "prb_annotate/campaign_form.html", context)
+
+
+def _plan_field(error: SamplePlanError) -> str | None:
+    names = {target: field for field, target in PLAN_FIELDS.items()}
+    return names.get(error.field)
 
 
 def _error_text(error: Exception) -> str:

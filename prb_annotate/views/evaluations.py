@@ -6,12 +6,16 @@ from django.urls import path
 
 from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.campaigns.evaluating import accuracy_rows
+from prb_annotate.campaigns.model_annotator import ANNOTATOR_MODE, annotator_runs
 
 
 def campaign_evaluations(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
-    runs = [(run, accuracy_rows(run)) for run in campaign.evaluation_runs.all()]
-    return render(request, "prb_annotate/evaluations.html", {"campaign": campaign, "runs": runs})
+    # Model-annotator runs have answers, not accuracies: they are listed apart.
+    reward_runs = campaign.evaluation_runs.exclude(mode=ANNOTATOR_MODE)
+    runs = [(run, accuracy_rows(run)) for run in reward_runs]
+    context = {"campaign": campaign, "runs": runs, "annotator_runs": annotator_runs(campaign)}
+    return render(request, "prb_annotate/evaluations.html", context)
 
 
 urlpatterns = [

@@ -1,10 +1,15 @@
-"""``manage.py evaluate``: score a campaign's pairs with a reward model and store the run."""
+"""``manage.py evaluate``: score a campaign's pairs with a reward model and store the run.
+
+With ``--judge --as-annotator`` the causal LM answers the annotation questions instead, as a
+model annotator kept apart from the humans (``campaigns/model_annotator.py``).
+"""
 
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from prb_annotate.campaigns.evaluating import accuracy_rows, evaluate_campaign
+from prb_annotate.campaigns.model_annotator import annotate_campaign
 from prb_annotate.formatting import percent
 from prb_annotate.models import Campaign
 
@@ -23,6 +28,17 @@ class Command(BaseCommand):
         parser.add_argument("--dtype", default=None)
         parser.add_argument("--max-batch-tokens", type=int, default=None)
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--as-annotator",
+            action="store_true",
+            help="with --judge: answer the annotation questions (rubric fit, main difference) "
+            "in both A/B orders, stored as a model annotator beside the humans",
+        )
+        parser.add_argument(
+            "--template",
+            default=None,
+            help="with --as-annotator: prompt template file (default: the project's own)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         campaign = Campaign.objects.filter(pk=options["campaign"]).first()
@@ -30,6 +46,11 @@ class Command(BaseCommand):
             raise CommandError(f"no campaign with id {options['campaign']}")
         from evaluation.errors import EvaluationError
 
+        if options["as_annotator"]:
+            self._annotate(campaign, options)
+            return
+        if options["template"]:
+            raise CommandError("--template goes with --judge --as-annotator")
         try:
             run = evaluate_campaign(
                 campaign,
@@ -56,4 +77,33 @@ class Command(BaseCommand):
                 f"  {row['subset']:<12} n={row.get('n', 0):<5}"
                 f" accuracy {percent(row.get('accuracy'))} {interval}"
                 f" ties {percent(row.get('tie_rate'))}"
+            )
+
+    def _annotate(self, campaign: Campaign, options: dict[str, Any]) -> None:
+        from evaluation.errors import EvaluationError
+
+        if not options["judge"]:
+            raise CommandError("--as-annotator needs --judge (a causal language model)")
+        try:
+            run = annotate_campaign(
+                campaign,
+                model=options["model"],
+                template=options["template"],
+                mode=options["mode"],
+                top_k=options["top_k"],
+                device=options["device"],
+                dtype=options["dtype"],
+                max_batch_tokens=options["max_batch_tokens"],
+                seed=options["seed"],
+            )
+        except (EvaluationError, ValueError) as error:
+            raise CommandError(str(error)) from error
+        self.stdout.write(
+            f"Run #{run.pk}: {run.model_name} as a model annotator on campaign {campaign.pk}"
+        )
+        for question, counts in run.summary["questions"].items():
+            self.stdout.write(
+                f"  {question:<15} replies {counts['replies']}, parsed {counts['parsed']}, "
+                f"unparsed {counts['unparsed']}; pairs consistent in both orders "
+                f"{counts['pairs_consistent']}/{counts['pairs_parsed_in_both_orders']}"
             )

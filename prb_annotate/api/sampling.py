@@ -1,0 +1,67 @@
+"""API for audits by planned sample: preview a plan for a dataset, and extend a campaign's
+sample after a pilot. The plan itself is created with the campaign (``sample_targets`` on
+``POST /api/campaigns/``) and read back as its ``sample_plan``."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.generics import get_object_or_404
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from prb_annotate.api import serializers as api
+from prb_annotate.api.permissions import IsStaff, managed_campaign
+from prb_annotate.campaigns.planned_sample import (
+    SamplePlanError,
+    describe_extension,
+    extend_sample,
+    plan_for_dataset,
+)
+from prb_annotate.models import Dataset
+
+
+class DatasetSamplePlan(APIView):
+    """The sample a set of targets needs: pairs per category, annotations and cost. Nothing
+    is written; create the campaign with the same targets to draw it."""
+
+    permission_classes = [IsAuthenticated, IsStaff]
+    parser_classes = [JSONParser]
+
+    @extend_schema(request=api.SamplePlanRequestSerializer, responses={200: OpenApiTypes.OBJECT})
+    def post(self, request: Request, dataset_id: int) -> Response:
+        dataset = get_object_or_404(Dataset, pk=dataset_id)
+        form = api.SamplePlanRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            plan = plan_for_dataset(
+                dataset,
+                form.targets(),
+                form.validated_data["annotations_per_pair"],
+                leave_out=form.validated_data.get("gold_pair_ids", ()),
+            )
+        except SamplePlanError as exc:
+            raise serializers.ValidationError({exc.field: [str(exc)]}) from exc
+        return Response(plan.as_json())
+
+
+class CampaignExtendSample(APIView):
+    """Add just enough pairs per category to reach the plan's targets at the validated shares
+    seen so far (seeded: the same pairs a plan for the new sizes would draw)."""
+
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        try:
+            added = extend_sample(campaign)
+        except SamplePlanError as exc:
+            raise serializers.ValidationError({exc.field: [str(exc)]}) from exc
+        return Response(
+            {
+                "added": added,
+                "detail": describe_extension(added),
+                "sample_plan": campaign.sample_plan,
+            }
+        )

@@ -1,0 +1,160 @@
+"""A language model as a pseudo-annotator: ``manage.py evaluate --judge --as-annotator``.
+
+The model is asked the annotation questions about every regular pair of the campaign
+(``evaluation.annotator``); the run is an ``EvaluationRun`` with mode ``annotator`` and its
+answers are ``ModelAnswer`` rows, never ``Annotation`` rows: the queue, the human agreement
+coefficients, the verdicts and the exports cannot see them. The audit compares them with the
+humans in a section of its own (``audit/model_agreement.py``).
+"""
+
+from typing import Any
+
+import pandas as pd
+from django.db import transaction
+
+from prb_annotate.audit import model_agreement
+from prb_annotate.datasets.records import pair_to_record
+from prb_annotate.models import (
+    Annotation,
+    Campaign,
+    CampaignItem,
+    EvaluationRun,
+    ModelAnswer,
+    Pair,
+)
+
+ANNOTATOR_MODE = "annotator"
+
+
+def campaign_pairs(campaign: Campaign) -> list[Pair]:
+    """The campaign's regular pairs, by record id (gold items are not asked)."""
+    return list(
+        Pair.objects.filter(
+            campaign_items__campaign=campaign, campaign_items__kind=CampaignItem.Kind.REGULAR
+        ).order_by("external_id")
+    )
+
+
+def annotate_campaign(
+    campaign: Campaign, *, model: str, template: str | None = None, **options: Any
+) -> EvaluationRun:
+    """Ask ``model`` the annotation questions about the campaign's pairs and store its answers.
+
+    ``options`` are :class:`evaluation.config.ScoreConfig` fields (``mode``, ``top_k``,
+    ``device``, ``dtype``, ``max_new_tokens``...). Raises ``evaluation.errors.EvaluationError``
+    for a bad template or model, and ValueError for a campaign without pairs; nothing is stored
+    then.
+    """
+    from evaluation.annotator import annotate_records, answer_summary, load_template
+    from evaluation.config import ScoreConfig
+    from evaluation.models import load_judge
+    from evaluation.records import to_pair_record
+
+    prompts = load_template(template)
+    pairs = campaign_pairs(campaign)
+    if not pairs:
+        raise ValueError(f"campaign {campaign.pk} has no pairs to annotate")
+    config = ScoreConfig(model=model, judge=True, both_orders=True, **options)
+    loaded = load_judge(model, device=config.device, dtype=config.dtype)
+    records = [to_pair_record(pair_to_record(pair), index=i) for i, pair in enumerate(pairs)]
+    answers = annotate_records(loaded, records, prompts, config)
+    settings = {
+        "model": model,
+        "template": prompts.source,
+        "prompts": prompts.prompts,
+        "mode": config.mode,
+        "top_k": config.top_k,
+        "max_new_tokens": config.max_new_tokens,
+        "both_orders": True,
+    }
+    return store_answers(campaign, pairs, answers, settings, answer_summary(answers))
+
+
+@transaction.atomic
+def store_answers(
+    campaign: Campaign,
+    pairs: list[Pair],
+    answers: list[Any],
+    settings: dict[str, Any],
+    summary: dict[str, Any],
+) -> EvaluationRun:
+    run = EvaluationRun.objects.create(
+        campaign=campaign,
+        model_name=settings["model"],
+        mode=ANNOTATOR_MODE,
+        subset=EvaluationRun.Subset.ALL,
+        settings=settings,
+        summary={"questions": summary},
+    )
+    by_id = {pair.external_id: pair for pair in pairs}
+    ModelAnswer.objects.bulk_create(
+        [
+            ModelAnswer(
+                run=run,
+                pair=by_id[answer.pair_id],
+                question=answer.question,
+                chosen_position=answer.chosen_position,
+                reply=answer.reply,
+                answer=answer.answer or "",
+            )
+            for answer in answers
+        ],
+        batch_size=1000,
+    )
+    return run
+
+
+def answers_beside_humans(pair: Pair) -> list[dict[str, Any]]:
+    """For the pair page: per campaign holding the pair, the humans' current answers and each
+    model annotator's answers (both orders, with the raw reply), marked apart."""
+    humans: dict[int, list[dict[str, Any]]] = {}
+    current = Annotation.objects.filter(
+        assignment__item__pair=pair,
+        assignment__item__kind=CampaignItem.Kind.REGULAR,
+        is_current=True,
+    ).values_list(
+        "assignment__campaign_id", "assignment__annotator__username", "rubric_fit", "differentiator"
+    )
+    for campaign_id, username, rubric_fit, differentiator in current.order_by(
+        "assignment__annotator__username"
+    ):
+        humans.setdefault(campaign_id, []).append(
+            {"annotator": username, "rubric_fit": rubric_fit, "differentiator": differentiator}
+        )
+    models: dict[int, list[ModelAnswer]] = {}
+    for answer in (
+        ModelAnswer.objects.filter(pair=pair)
+        .select_related("run")
+        .order_by("run_id", "question", "chosen_position")
+    ):
+        models.setdefault(answer.run.campaign_id, []).append(answer)
+    names = dict(Campaign.objects.filter(pk__in={*humans, *models}).values_list("pk", "name"))
+    return [
+        {"campaign": names[pk], "humans": humans.get(pk, []), "models": models.get(pk, [])}
+        for pk in sorted(names)
+    ]
+
+
+def annotator_runs(campaign: Campaign) -> list[EvaluationRun]:
+    return list(campaign.evaluation_runs.filter(mode=ANNOTATOR_MODE).order_by("-created_at"))
+
+
+def comparisons(campaign: Campaign, humans: pd.DataFrame, threshold: float) -> list[dict[str, Any]]:
+    """For each model-annotator run: the run, its reply counts and the comparison per question.
+
+    ``humans`` is the frame of the annotations the verdicts rest on.
+    """
+    found = []
+    for run in annotator_runs(campaign):
+        rows = run.model_answers.values_list("pair_id", "question", "chosen_position", "answer")
+        answers = model_agreement.answers_frame(list(rows))
+        found.append(
+            {
+                "run": run.pk,
+                "model": run.model_name,
+                "created_at": run.created_at.isoformat(),
+                "replies": run.summary.get("questions", {}),
+                "questions": model_agreement.compare(humans, answers, threshold),
+            }
+        )
+    return found
