@@ -124,6 +124,10 @@ def test_the_pages_mark_the_model_annotator(campaign, models, manager, login):
     page = client.get(reverse("pair_detail", args=[pair.dataset_id, pair.pk])).content.decode()
     assert page.count('class="human-answer"') == 3
     assert page.count('class="model-answer"') == 4
+    # The campaign's own pair page shows them apart from the human annotations.
+    campaign_page = client.get(reverse("campaign_pair", args=[campaign.pk, pair.pk])).content
+    assert 'id="model-answers"' in campaign_page.decode()
+    assert campaign_page.decode().count('class="model-answer"') == 4
     text = StringIO()
     call_command("audit", f"--campaign={campaign.pk}", "--resamples=0", stdout=text)
     assert "Model annotator" in text.getvalue()

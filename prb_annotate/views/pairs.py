@@ -30,7 +30,14 @@ from prb_annotate.audit.frames import (
 from prb_annotate.audit.listing import PairFilters
 from prb_annotate.exports.export import gold_exclusions
 from prb_annotate.forms import AdjudicationForm, PairFilterForm
-from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, PairScore
+from prb_annotate.models import (
+    Annotation,
+    Assignment,
+    Campaign,
+    CampaignItem,
+    ModelAnswer,
+    PairScore,
+)
 
 PAIRS_PER_PAGE = 50
 QUEUE_SHOWN = 200
@@ -208,6 +215,10 @@ def _render_pair(
         "scores": PairScore.objects.filter(pair=item.pair, run__campaign=campaign)
         .select_related("run")
         .order_by("-run__created_at"),
+        # Kept apart from the annotations above: a model annotator never counts in the verdict.
+        "model_answers": ModelAnswer.objects.filter(pair=item.pair, run__campaign=campaign)
+        .select_related("run")
+        .order_by("run_id", "question", "chosen_position"),
         "history": history,
         "form": form,
         "reason_labels": verdicts.ADJUDICATION_REASON_LABELS,
