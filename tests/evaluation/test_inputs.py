@@ -3,7 +3,14 @@
 import pytest
 
 from evaluation.errors import EvaluationError
-from evaluation.inputs import conversation, encode_chats, one_bos, tokenize_pairs, user_turn
+from evaluation.inputs import (
+    MODES,
+    conversation,
+    encode_chats,
+    one_bos,
+    tokenize_pairs,
+    user_turn,
+)
 from evaluation.models import load_tokenizer
 from evaluation.records import PairRecord, ProfilePost, to_pair_record
 from tests.evaluation import tiny
@@ -74,7 +81,7 @@ def test_it_starts_every_sequence_with_exactly_one_bos_when_the_tokenizer_uses_o
     records = [to_pair_record(row) for row in tiny.records(4)]
     sequences = [
         ids
-        for mode in ("question", "profile")
+        for mode in MODES
         for pair in tokenize_pairs(tokenizer, records, mode)
         for ids in (pair.chosen, pair.rejected)
     ]
