@@ -20,7 +20,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -154,14 +153,18 @@ def report_error(error: EvaluationError) -> int:
     """
     import torch.distributed as dist
 
-    rank = int(os.environ.get("RANK", "0"))
-    if rank == 0:
+    if is_rank_zero():
         print(f"error: {error}", file=sys.stderr, flush=True)
     if dist.is_available() and dist.is_initialized():
         dist.barrier()
         dist.destroy_process_group()
         return 2
-    return 2 if rank == 0 else 0
+    return 2 if is_rank_zero() else 0
+
+
+def is_rank_zero() -> bool:
+    """Whether this is the process that speaks: rank 0 under torchrun, or the only one."""
+    return int(os.environ.get("RANK", "0")) == 0
 
 
 def config_from_args(args: argparse.Namespace, *, progress: bool) -> ScoreConfig:
@@ -204,9 +207,9 @@ def run_score(args: argparse.Namespace) -> int:
     records = load_records(args.data, split=args.split)
     if not records:
         raise EvaluationError(f"{args.data}: no records")
-    config = config_from_args(args, progress=not args.no_progress)
+    # Settings are checked before the processes join, so that a bad option fails as the data does.
+    config = config_from_args(args, progress=is_rank_zero() and not args.no_progress)
     shard = distributed.init_from_env(resolve_device(args.device))
-    config = replace(config, progress=config.progress and shard.is_main)
     result = score_records(records, config)
     if shard.is_main:
         result.settings["data"] = str(args.data)

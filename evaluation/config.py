@@ -97,7 +97,8 @@ class ScoreConfig:
         ]
         if conflicts:
             raise EvaluationError(
-                f"--paper-settings fixes what {', '.join(conflicts)} changes; leave one out"
+                f"--paper-settings means question mode, a length limit of {PAPER_MAX_LENGTH:,} "
+                f"tokens and exact ties: leave out {' and '.join(conflicts)}"
             )
 
     def length_limit(self, model_limit: int | None) -> tuple[int | None, str]:

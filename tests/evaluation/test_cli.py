@@ -159,8 +159,10 @@ def test_it_scores_with_the_papers_settings(split_file, reward_model_dir, tmp_pa
         code = main([*args, "--paper-settings", *option, "--out", str(tmp_path / "x")])
         error = capsys.readouterr().err
         assert code == 2
-        assert error.startswith(f"error: --paper-settings fixes what {' '.join(option)} changes")
-        assert error.count("\n") == 1
+        assert error == (
+            "error: --paper-settings means question mode, a length limit of 8,192 tokens and "
+            f"exact ties: leave out {' '.join(option)}\n"
+        )
 
 
 def test_it_reports_validated_and_excluded_pairs_side_by_side(tmp_path, reward_model_dir, capsys):
