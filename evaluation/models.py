@@ -176,7 +176,9 @@ def load_tokenizer(
                 name, trust_remote_code=trust_remote_code, local_files_only=local_files_only
             )
     except (OSError, ValueError) as error:
-        raise EvaluationError(f"cannot load the tokenizer of {name}: {first_line(error)}") from None
+        # Without tokenizer files transformers suggests installing sentencepiece or tiktoken.
+        reason = "no tokenizer files in the folder" if lacks_tokenizer(name) else first_line(error)
+        raise EvaluationError(f"cannot load the tokenizer of {name}: {reason}") from None
     if chat_template is not None:
         tokenizer.chat_template = chat_template
     if tokenizer.pad_token is None:
@@ -188,6 +190,15 @@ def load_tokenizer(
                 f"the tokenizer of {name} has no pad, EOS or UNK token to pad with"
             )
     return tokenizer
+
+
+def lacks_tokenizer(name: str) -> bool:
+    """Whether ``name`` is a local folder with no file a tokenizer is read from."""
+    path = Path(name).expanduser()
+    if not path.is_dir():
+        return False
+    patterns = ("tokenizer*", "vocab*", "*.model", "merges.txt", "*.tiktoken")
+    return not any(any(path.glob(pattern)) for pattern in patterns)
 
 
 def first_line(error: Exception) -> str:

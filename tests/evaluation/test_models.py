@@ -69,6 +69,14 @@ def test_it_names_an_empty_or_incomplete_model_folder(split_file, tmp_path, capf
     tiny.make_tokenizer().save_pretrained(tokenizer_only)
     code, lines = score(split_file, tmp_path, capfd, tokenizer_only)
     assert (code, lines) == (2, [f"error: no model at {tokenizer_only}: no config.json"])
+    weights_only = tmp_path / "weights-only"
+    tiny.random_reward_model(tiny.make_tokenizer()).save_pretrained(weights_only)
+    capfd.readouterr()  # saving shows a progress bar
+    code, lines = score(split_file, tmp_path, capfd, weights_only)
+    assert (code, lines) == (
+        2,
+        [f"error: cannot load the tokenizer of {weights_only}: no tokenizer files in the folder"],
+    )
 
 
 def test_it_fails_at_once_on_a_hub_id_when_offline(
