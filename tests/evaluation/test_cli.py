@@ -196,6 +196,7 @@ def test_it_reports_validated_and_excluded_pairs_side_by_side(tmp_path, reward_m
 
 
 def test_it_runs_the_judge_from_the_command_line(split_file, judge_a_dir, tmp_path, capsys):
+    """Each row keeps the judge's verdicts and counts the tokens of its two answers."""
     out = tmp_path / "judge"
     args = ["score", "--data", str(split_file), "--model", str(judge_a_dir), "--out", str(out)]
     assert main([*args, "--judge", "--both-orders", "--max-new-tokens", "2"]) == 0
