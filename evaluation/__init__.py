@@ -9,10 +9,12 @@ Library entry points:
   per group. :class:`~evaluation.config.ScoreConfig` holds the settings.
 - :func:`evaluation.metrics.accuracy_summary`, :func:`~evaluation.metrics.accuracy_stats` and
   :func:`~evaluation.metrics.accuracy_difference` summarise the outcomes of any subset
-  (validated, excluded, ...); :func:`~evaluation.metrics.correlations` relates benchmark
-  accuracy to downstream results.
+  (validated, excluded, ...); :func:`~evaluation.metrics.correlations` and
+  :func:`~evaluation.metrics.ranking_agreement` (NDCG, rank-biased overlap, weighted Kendall's
+  tau) relate benchmark accuracy to downstream results.
 - :func:`evaluation.records.load_records` reads an exported split (file or folder).
 
 Command line: ``python -m evaluation score ...`` and ``python -m evaluation correlate ...``
-(see :mod:`evaluation.cli`); several GPUs with ``torchrun --nproc_per_node N -m evaluation``.
+(see :mod:`evaluation.cli` and docs/evaluation.md); several GPUs with
+``torchrun --nproc_per_node N -m evaluation``.
 """

@@ -10,22 +10,24 @@ Correlate benchmark accuracy per reward model with users' downstream results (Bo
 
     python -m evaluation correlate --bench runs/*/summary.json --downstream downstream.csv
 
-Exit status: 0 on success, 2 on bad input or setup (the message says what and where).
+Exit status: 0 on success, 2 on bad input or setup (one line says what and where; under
+``torchrun``, printed by rank 0 only). See docs/evaluation.md.
 """
 
 import argparse
 import csv
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from evaluation import distributed
-from evaluation.config import ScoreConfig
+from evaluation.config import PAPER_MAX_LENGTH, ScoreConfig
 from evaluation.errors import EvaluationError
 from evaluation.inputs import MODES
-from evaluation.metrics import Correlation, correlations, paired_values
+from evaluation.metrics import Correlation, correlations, paired_values, ranking_agreement
 from evaluation.models import resolve_device
 from evaluation.records import load_records
 from evaluation.results import format_table, write_outputs
@@ -46,6 +48,15 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--model", required=True, help="local folder or Hub id")
     score.add_argument("--mode", choices=MODES, default="question")
     score.add_argument("--out", required=True, help="folder for scores.jsonl and summary.json")
+    score.add_argument(
+        "--name", help="short name of the run, matched by correlate (default: the --model given)"
+    )
+    score.add_argument(
+        "--paper-settings",
+        action="store_true",
+        help=f"the paper's protocol: question mode, a {PAPER_MAX_LENGTH:,}-token limit, exact "
+        "ties (docs/evaluation.md lists the differences)",
+    )
     score.add_argument("--top-k", type=int, default=10, help="profile posts shown in profile mode")
     score.add_argument(
         "--judge", action="store_true", help="the model is a causal LM judging pairs"
@@ -59,7 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--dtype", help="float32, bfloat16, float16 (default: bf16 on cuda, fp32 on cpu)"
     )
     score.add_argument("--max-batch-tokens", type=int, help="token positions per forward pass")
-    score.add_argument("--max-length", type=int, help="longest sequence (default: the model's)")
+    score.add_argument(
+        "--max-length",
+        type=int,
+        help=f"longest sequence (default: the model's max_position_embeddings; the paper's is "
+        f"{PAPER_MAX_LENGTH:,})",
+    )
     score.add_argument("--prefix-reuse", choices=["auto", "on", "off"], default="auto")
     score.add_argument("--padding-side", choices=["left", "right"])
     score.add_argument(
@@ -90,13 +106,30 @@ def build_parser() -> argparse.ArgumentParser:
     correlate.add_argument(
         "--downstream", required=True, type=Path, help="CSV/JSON/JSONL table: model, scores"
     )
-    correlate.add_argument("--bench-column", default="accuracy")
+    correlate.add_argument(
+        "--bench-column",
+        default="accuracy",
+        help="accuracy (ties left out) or accuracy_ties_as_wrong (the paper's figure), or a "
+        "column of a benchmark table",
+    )
     correlate.add_argument("--bench-group", help="with summary.json files: accuracy of this group")
     correlate.add_argument(
         "--downstream-column", action="append", help="score column(s) (default: every numeric one)"
     )
-    correlate.add_argument("--model-column", default="model")
+    correlate.add_argument(
+        "--model-column",
+        default="model",
+        help="column naming the model; summary.json files match on the run's --name",
+    )
+    correlate.add_argument(
+        "--rbo-persistence",
+        type=float,
+        default=0.9,
+        help="persistence p of rank-biased overlap: the top d models carry 1 - p^d of the weight",
+    )
     correlate.add_argument("--confidence", type=float, default=0.95)
+    correlate.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
+    correlate.add_argument("--seed", type=int, default=0)
     correlate.add_argument("--out", type=Path, help="also write the results as JSON here")
     correlate.set_defaults(run=run_correlate)
     return parser
@@ -107,8 +140,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except EvaluationError as error:
-        print(f"error: {error}", file=sys.stderr)
+        return report_error(error)
+
+
+def report_error(error: EvaluationError) -> int:
+    """Print the error once: under torchrun every process meets it, and only rank 0 says so.
+
+    The other ranks exit 0 without a word when no process group is set up yet (an error in the
+    arguments or the data, the same on every rank): torchrun stops every process as soon as one
+    fails, and could stop rank 0 before it has printed. With a process group, rank 0 prints and
+    every rank waits for that before failing.
+    """
+    import torch.distributed as dist
+
+    if is_rank_zero():
+        print(f"error: {error}", file=sys.stderr, flush=True)
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
         return 2
+    return 2 if is_rank_zero() else 0
+
+
+def is_rank_zero() -> bool:
+    """Whether this is the process that speaks: rank 0 under torchrun, or the only one."""
+    return int(os.environ.get("RANK", "0")) == 0
 
 
 def config_from_args(args: argparse.Namespace, *, progress: bool) -> ScoreConfig:
@@ -142,6 +198,8 @@ def config_from_args(args: argparse.Namespace, *, progress: bool) -> ScoreConfig
         confidence=args.confidence,
         group_by=args.group_by,
         progress=progress,
+        name=args.name,
+        paper_settings=args.paper_settings,
     )
 
 
@@ -149,16 +207,15 @@ def run_score(args: argparse.Namespace) -> int:
     records = load_records(args.data, split=args.split)
     if not records:
         raise EvaluationError(f"{args.data}: no records")
+    # Settings are checked before the processes join, so that a bad option fails as the data does.
+    config = config_from_args(args, progress=is_rank_zero() and not args.no_progress)
     shard = distributed.init_from_env(resolve_device(args.device))
-    try:
-        config = config_from_args(args, progress=shard.is_main and not args.no_progress)
-        result = score_records(records, config)
-        if shard.is_main:
-            result.settings["data"] = str(args.data)
-            write_outputs(result, args.out)
-            print(format_table(result))
-    finally:
-        distributed.finish(shard)
+    result = score_records(records, config)
+    if shard.is_main:
+        result.settings["data"] = str(args.data)
+        write_outputs(result, args.out)
+        print(format_table(result))
+    distributed.finish(shard)
     return 0
 
 
@@ -184,24 +241,54 @@ def read_table(path: Path) -> list[dict[str, Any]]:
 def bench_values(
     paths: Sequence[Path], column: str, group: str | None, model_column: str
 ) -> dict[str, float]:
+    """Benchmark accuracy per model, from summary.json files written by ``score`` (named by the
+    run's ``--name``) or from tables with a model column."""
     values: dict[str, float] = {}
     for path in paths:
-        text = path.read_text(encoding="utf-8") if path.suffix.lower() == ".json" else ""
-        summary = json.loads(text) if text.lstrip().startswith("{") else None
-        if isinstance(summary, dict) and "accuracy" in summary and "settings" in summary:
-            accuracy = summary["accuracy"]
-            stats = accuracy["by_group"].get(group) if group else accuracy["overall"]
-            if stats is None or stats.get("accuracy") is None:
-                raise EvaluationError(
-                    f"{path}: no accuracy{f' for group {group!r}' if group else ''}"
-                )
-            values[summary["settings"]["model"]] = float(stats["accuracy"])
+        summary = _summary(path)
+        if summary is not None:
+            name, value = summary_value(summary, path, column, group)
+            if name in values:
+                raise EvaluationError(f"{path}: a second run named {name!r} (give runs --name)")
+            values[name] = value
             continue
         rows = read_table(path)
         if rows and column not in rows[0] and "value" in rows[0]:
             column = "value"
         values.update(_column(rows, path, model_column, column))
     return values
+
+
+def _summary(path: Path) -> dict[str, Any] | None:
+    """The content of a summary.json written by ``score``, or ``None`` for any other file."""
+    if path.suffix.lower() != ".json":
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if text.lstrip().startswith("{") else None
+    except (OSError, json.JSONDecodeError) as error:
+        raise EvaluationError(f"cannot read {path}: {error}") from None
+    if isinstance(data, dict) and "accuracy" in data and "settings" in data:
+        return data
+    return None
+
+
+def summary_value(
+    summary: dict[str, Any], path: Path, column: str, group: str | None
+) -> tuple[str, float]:
+    """The run's name and its ``column`` figure, overall or for ``group``."""
+    accuracy = summary["accuracy"]
+    stats = accuracy.get("by_group", {}).get(group) if group else accuracy.get("overall")
+    where = f" for group {group!r}" if group else ""
+    if stats is None:
+        raise EvaluationError(f"{path}: no accuracy{where}")
+    if column not in stats:
+        figures = ", ".join(name for name, value in stats.items() if isinstance(value, float))
+        raise EvaluationError(f"{path}: no {column!r}{where} (it has {figures})")
+    if stats[column] is None:
+        raise EvaluationError(f"{path}: {column!r} is undefined{where} (no decided pair)")
+    settings = summary["settings"]
+    return str(settings.get("name") or settings["model"]), float(stats[column])
 
 
 def _column(
@@ -240,22 +327,34 @@ def run_correlate(args: argparse.Namespace) -> int:
     if not columns:
         raise EvaluationError(f"{args.downstream}: no numeric score column")
     report: dict[str, Any] = {}
-    print(f"{'downstream':<16} {'method':<9} {'n':>3} {'coef':>7} {'CI':>18} {'p':>8}")
+    print(f"{'downstream':<16} {'method':<12} {'n':>3} {'coef':>7} {'CI':>18} {'p':>8}")
     for column in columns:
         models, x, y = paired_values(
             bench, _column(rows, args.downstream, args.model_column, column)
         )
         if len(models) < 3:
             raise EvaluationError(
-                f"only {len(models)} models have both a benchmark and a {column!r} value"
+                f"only {len(models)} models have both a benchmark and a {column!r} value "
+                f"(benchmark: {', '.join(sorted(bench)[:5])}; runs are named by score --name)"
             )
         results = correlations(x, y, confidence=args.confidence)
+        results += ranking_agreement(
+            x,
+            y,
+            persistence=args.rbo_persistence,
+            resamples=args.resamples,
+            confidence=args.confidence,
+            seed=args.seed,
+        )
         report[column] = {
             "models": models,
+            "bench_column": args.bench_column,
             "correlations": [result.as_dict() for result in results],
         }
         for result in results:
             print(_correlation_row(column, result))
+        if not any(result.method == "ndcg" for result in results):
+            print(f"{column[:16]:<16} ndcg: left out, it needs downstream values of 0 or more")
     missing = sorted(set(bench) ^ {str(row.get(args.model_column)) for row in rows})
     if missing:
         print(f"left out (in one file only): {', '.join(missing)}")
@@ -266,7 +365,8 @@ def run_correlate(args: argparse.Namespace) -> int:
 
 def _correlation_row(column: str, result: Correlation) -> str:
     interval = "-" if result.ci_low is None else f"[{result.ci_low:.3f}, {result.ci_high:.3f}]"
+    p_value = "-" if result.p_value is None else f"{result.p_value:.3g}"
     return (
-        f"{column[:16]:<16} {result.method:<9} {result.n:>3} {result.coefficient:>7.3f} "
-        f"{interval:>18} {result.p_value:>8.3g}"
+        f"{column[:16]:<16} {result.method:<12} {result.n:>3} {result.coefficient:>7.3f} "
+        f"{interval:>18} {p_value:>8}"
     )

@@ -5,9 +5,13 @@ from typing import Any, Literal
 
 import torch
 
+from evaluation.errors import EvaluationError
 from evaluation.inputs import Mode
 
 PrefixReuse = Literal["auto", "on", "off"]
+
+# The paper's length limit, in tokens, whatever the model's own limit.
+PAPER_MAX_LENGTH = 8192
 
 # Token positions (rows x padded length) per forward pass. A CPU gains nothing from big batches
 # once matmuls are a few thousand rows tall; a GPU wants them large.
@@ -31,8 +35,9 @@ class ScoreConfig:
         device, dtype: ``None`` picks CUDA + bfloat16 when there is a GPU, else CPU + float32.
         max_batch_tokens: token positions per forward pass (rows x padded length); ``None``
             picks a default for the device.
-        max_length: longest sequence allowed; ``None`` takes the model's own limit. In profile
-            mode a longer pair keeps fewer posts.
+        max_length: longest sequence allowed; ``None`` takes the model's own limit
+            (``max_position_embeddings``; the paper's is 8,192 tokens). In profile mode a longer
+            pair keeps fewer posts, and the summary counts the posts dropped.
         prefix_reuse: compute the prompt chosen and rejected share once and reuse its KV cache
             for both answers; ``auto`` does so in profile mode, where the prompt is long.
         padding_side: ``left`` or ``right``; ``None`` follows the tokenizer. Scores do not
@@ -47,6 +52,11 @@ class ScoreConfig:
         group_by: a record label (``validation.verdict``, ``split``, any scalar field) to report
             accuracy by; ``None`` uses ``validation.verdict`` when records have it.
         progress: show a progress bar.
+        name: a short name for the run (``rm-8b``), stored in the summary; ``correlate``
+            matches downstream rows on it. ``None``: the model as given.
+        paper_settings: the paper's protocol where it differs from the defaults: question mode,
+            a length limit of 8,192 tokens, exact ties (see docs/evaluation.md). Options that
+            contradict it are an error.
     """
 
     model: str
@@ -70,6 +80,40 @@ class ScoreConfig:
     confidence: float = 0.95
     group_by: str | None = None
     progress: bool = False
+    name: str | None = None
+    paper_settings: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.paper_settings:
+            return
+        conflicts = [
+            option
+            for option, differs in (
+                (f"--mode {self.mode}", self.mode != "question"),
+                (f"--max-length {self.max_length}", self.max_length is not None),
+                (f"--tie-tolerance {self.tie_tolerance}", self.tie_tolerance != 0),
+            )
+            if differs
+        ]
+        if conflicts:
+            raise EvaluationError(
+                f"--paper-settings means question mode, a length limit of {PAPER_MAX_LENGTH:,} "
+                f"tokens and exact ties: leave out {' and '.join(conflicts)}"
+            )
+
+    def length_limit(self, model_limit: int | None) -> tuple[int | None, str]:
+        """The longest sequence allowed, and where that number comes from."""
+        if self.max_length is not None:
+            return self.max_length, "--max-length"
+        if self.paper_settings:
+            return PAPER_MAX_LENGTH, "--paper-settings"
+        if model_limit is not None:
+            return model_limit, "the model's max_position_embeddings"
+        return None, "none: the model states no limit"
+
+    @property
+    def run_name(self) -> str:
+        return self.name or self.model
 
     def batch_tokens(self, device: torch.device) -> int:
         """``max_batch_tokens``, or the default for ``device``."""
@@ -80,6 +124,7 @@ class ScoreConfig:
     def as_dict(self) -> dict[str, Any]:
         settings = asdict(self)
         settings.pop("progress")
+        settings["name"] = self.run_name
         if settings["chat_template"] is not None:
             settings["chat_template"] = "(given)"
         return settings

@@ -82,6 +82,8 @@ def raise_if_any_failed(failure: str | None, shard: Shard) -> None:
         return
     failures: list[str | None] = [None] * shard.world_size
     dist.all_gather_object(failures, failure)
+    if failures[0] is not None and all(message == failures[0] for message in failures):
+        raise EvaluationError(failures[0])  # the same on every process: say it once, plainly
     for rank, message in enumerate(failures):
         if message is not None:
             raise EvaluationError(f"process {rank}: {message}")

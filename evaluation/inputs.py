@@ -76,7 +76,8 @@ def require_chat_template(tokenizer: Any, name: str) -> None:
 def encode_chats(
     tokenizer: Any, chats: Sequence[list[dict[str, str]]], **options: Any
 ) -> list[list[int]]:
-    """Token ids of each chat in one batched call.
+    """Token ids of each chat in one batched call, starting with exactly one BOS when the
+    tokenizer uses one (see :func:`one_bos`).
 
     Control tokens that appear inside dataset text (``<|im_end|>`` in an answer, say) are encoded
     as plain text, so a record cannot end a turn early or forge a header.
@@ -87,21 +88,48 @@ def encode_chats(
         list(chats), tokenize=True, return_dict=False, sanitize_control_tokens=True, **options
     )
     bos = tokenizer.bos_token_id
-    return [single_bos(list(ids), bos) for ids in encoded]
+    adds = adds_bos(tokenizer)
+    return [one_bos(list(ids), bos, adds=adds) for ids in encoded]
 
 
-def single_bos(ids: list[int], bos_id: int | None) -> list[int]:
-    """``ids`` with at most one BOS at the start.
+def adds_bos(tokenizer: Any) -> bool:
+    """Whether the tokenizer puts BOS in front of plain text, as Llama's and Gemma's do.
 
-    A template that writes ``{{ bos_token }}`` and a tokenizer that adds BOS again give two; a
-    model trained on one reads a second as noise (one of reward-bench's known pitfalls).
+    Such a model was trained with a BOS in front of every sequence, whether or not its chat
+    template writes one.
+    """
+    bos = tokenizer.bos_token_id
+    if bos is None:
+        return False
+    with_special = tokenizer("a", add_special_tokens=True)["input_ids"]
+    plain = tokenizer("a", add_special_tokens=False)["input_ids"]
+    return with_special[:1] == [bos] and plain[:1] != [bos]
+
+
+def one_bos(ids: list[int], bos_id: int | None, *, adds: bool) -> list[int]:
+    """``ids`` with exactly one BOS at the start when the tokenizer uses one.
+
+    The tokenizer uses BOS when its chat template writes ``{{ bos_token }}`` or when it adds BOS
+    to plain text (``adds``). A template that writes BOS for a tokenizer that adds it again
+    gives two, which a model trained on one reads as noise (one of reward-bench's known
+    pitfalls); a template without ``{{ bos_token }}`` for a tokenizer that adds BOS would give
+    none. A tokenizer that neither writes nor adds BOS (GPT-2's, say) gets none.
+
+    >>> one_bos([1, 1, 5, 6], 1, adds=True), one_bos([5, 6], 1, adds=True)
+    ([1, 5, 6], [1, 5, 6])
+    >>> one_bos([1, 5, 6], 1, adds=False), one_bos([5, 6], 1, adds=False)
+    ([1, 5, 6], [5, 6])
+    >>> one_bos([5, 6], None, adds=False)
+    [5, 6]
     """
     if bos_id is None:
         return ids
     start = 0
-    while start + 1 < len(ids) and ids[start] == bos_id and ids[start + 1] == bos_id:
+    while start < len(ids) and ids[start] == bos_id:
         start += 1
-    return ids[start:]
+    if start == 0 and not adds:
+        return ids
+    return [bos_id, *ids[start:]]
 
 
 def check_mode(records: Sequence[PairRecord], mode: str) -> None:

@@ -75,7 +75,14 @@ def verdict_of(position: str, reply: str) -> JudgeVerdict:
     return JudgeVerdict(chosen_position=position, reply=reply, named=named, picked=picked)
 
 
-def pair_score(record: PairRecord, verdicts: Sequence[JudgeVerdict], posts: int) -> PairScore:
+def pair_score(
+    record: PairRecord,
+    verdicts: Sequence[JudgeVerdict],
+    posts: int,
+    answer_tokens: tuple[int, int] = (0, 0),
+) -> PairScore:
+    """The pair's outcome from its verdicts; ``answer_tokens``: the lengths of the chosen and
+    rejected answers in tokens."""
     picks = [verdict.picked for verdict in verdicts]
     if any(pick is None for pick in picks):
         outcome = "unparsed"
@@ -91,6 +98,8 @@ def pair_score(record: PairRecord, verdicts: Sequence[JudgeVerdict], posts: int)
         outcome=outcome,
         chosen_score=float(picks.count("chosen")),
         rejected_score=float(picks.count("rejected")),
+        chosen_tokens=answer_tokens[0],
+        rejected_tokens=answer_tokens[1],
         profile_posts=posts,
         verdicts=tuple(verdicts),
     )
@@ -105,7 +114,7 @@ def judge_pairs(
         for index, record in enumerate(records)
         for position in chosen_positions(record.id, config.seed, config.both_orders)
     ]
-    max_length = config.max_length or loaded.max_length
+    max_length, _ = config.length_limit(loaded.max_length)
     prompt_limit = None if max_length is None else max_length - config.max_new_tokens
     prompts = []
     posts_used = [
@@ -121,7 +130,10 @@ def judge_pairs(
     for (index, position), reply in zip(jobs, replies, strict=True):
         verdicts[index].append(verdict_of(position, reply))
     scores = [
-        pair_score(r, v, posts) for r, v, posts in zip(records, verdicts, posts_used, strict=True)
+        pair_score(r, v, posts, tokens)
+        for r, v, posts, tokens in zip(
+            records, verdicts, posts_used, answer_lengths(loaded.tokenizer, records), strict=True
+        )
     ]
     lengths = [len(ids) for ids in prompts]
     batches = plan_batches(
@@ -136,6 +148,15 @@ def judge_pairs(
         padding_positions=computed - sum(lengths),
     )
     return scores, stats
+
+
+def answer_lengths(tokenizer: Any, records: Sequence[PairRecord]) -> list[tuple[int, int]]:
+    """Tokens in each record's chosen and rejected answer, as the judge's tokenizer splits them."""
+    if not records:
+        return []
+    texts = [answer for record in records for answer in (record.chosen, record.rejected)]
+    lengths = [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+    return list(zip(lengths[0::2], lengths[1::2], strict=True))
 
 
 def _prompt_ids(

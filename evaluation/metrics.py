@@ -11,13 +11,19 @@ A pair's outcome is one of:
   counts a tie as wrong, which rewards nothing and hides models that cannot tell answers apart;
 - ``unparsed``: a judge's reply named no answer; counted and reported, never given to a side.
 
-Accuracy is ``correct / (correct + wrong)``; ``accuracy_ties_as_wrong`` gives the number the
-benchmark's own evaluator reports, for comparison.
+Accuracy is ``correct / (correct + wrong)``; ``accuracy_ties_as_wrong`` is
+``correct / (correct + wrong + ties)``, the number the benchmark's own evaluator and the paper
+report. Both come with a bootstrap interval over pairs.
+
+Benchmark accuracy per reward model is related to downstream results (Best-of-N, PPO) by
+correlations (Pearson, Spearman, Kendall, with Fisher intervals) and by the ranking measures
+the paper uses: NDCG, rank-biased overlap and weighted Kendall's tau (:func:`ranking_agreement`,
+with bootstrap intervals over models).
 """
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -48,6 +54,8 @@ class AccuracyStats:
     ci_high: float | None
     tie_rate: float | None
     accuracy_ties_as_wrong: float | None
+    accuracy_ties_as_wrong_ci_low: float | None
+    accuracy_ties_as_wrong_ci_high: float | None
     confidence: float
 
     def as_dict(self) -> dict[str, Any]:
@@ -61,7 +69,8 @@ def accuracy_stats(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> AccuracyStats:
-    """Counts, accuracy with ties left out, its bootstrap interval over pairs, and the tie rate.
+    """Counts, accuracy with ties left out and with ties as wrong, each with its bootstrap
+    interval over pairs, and the tie rate.
 
     >>> s = accuracy_stats(["correct"] * 6 + ["wrong"] * 2 + ["tie"] * 2, resamples=0)
     >>> s.accuracy, s.tie_rate, s.accuracy_ties_as_wrong
@@ -74,9 +83,10 @@ def accuracy_stats(
     correct, wrong, ties, unparsed = (counts[name] for name in OUTCOMES)
     decided = correct + wrong
     judged = decided + ties
-    interval = bootstrap_accuracy_interval(
-        correct, wrong, ties + unparsed, resamples=resamples, confidence=confidence, seed=seed
-    )
+    options: dict[str, Any] = {"resamples": resamples, "confidence": confidence, "seed": seed}
+    interval = bootstrap_accuracy_interval(correct, wrong, ties + unparsed, **options)
+    # Unparsed judge replies stay out of both figures; ties join the wrong answers here.
+    paper_interval = bootstrap_accuracy_interval(correct, wrong + ties, unparsed, **options)
     return AccuracyStats(
         n=len(outcomes),
         correct=correct,
@@ -88,6 +98,8 @@ def accuracy_stats(
         ci_high=interval[1] if interval else None,
         tie_rate=ties / judged if judged else None,
         accuracy_ties_as_wrong=correct / judged if judged else None,
+        accuracy_ties_as_wrong_ci_low=paper_interval[0] if paper_interval else None,
+        accuracy_ties_as_wrong_ci_high=paper_interval[1] if paper_interval else None,
         confidence=confidence,
     )
 
@@ -103,7 +115,8 @@ def bootstrap_accuracy_interval(
 ) -> tuple[float, float] | None:
     """Percentile bootstrap interval of ``correct / (correct + wrong)``, resampling pairs.
 
-    Accuracy depends on a resample only through its counts of correct, wrong and other pairs,
+    For the accuracy with ties counted as wrong, pass the ties with ``wrong``. Accuracy depends
+    on a resample only through its counts of correct, wrong and other pairs,
     so drawing those counts from a multinomial is the same bootstrap as drawing pairs, at a
     fraction of the cost. Resamples without a decided pair are dropped.
     """
@@ -262,13 +275,20 @@ def position_stats(pairs: Sequence[Sequence[tuple[str | None, str | None]]]) -> 
 
 @dataclass(frozen=True)
 class Correlation:
+    """One measure of agreement between benchmark accuracy and a downstream result.
+
+    ``interval`` says how ``ci_low`` and ``ci_high`` were found: ``fisher`` (Fisher's z) or
+    ``bootstrap`` (percentile, resampling models). The ranking measures have no p-value.
+    """
+
     method: str
     n: int
     coefficient: float
-    p_value: float
+    p_value: float | None
     ci_low: float | None
     ci_high: float | None
     confidence: float
+    interval: str = "fisher"
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -337,3 +357,176 @@ def paired_values(
     """Models present in both mappings, sorted, with their two values."""
     models = sorted(set(bench) & set(downstream))
     return models, [bench[m] for m in models], [downstream[m] for m in models]
+
+
+def ranking_order(scores: Sequence[float]) -> list[int]:
+    """Indices of ``scores``, highest first; equal scores keep their input order."""
+    return sorted(range(len(scores)), key=lambda index: (-scores[index], index))
+
+
+def ndcg(predicted: Sequence[float], gains: Sequence[float], k: int | None = None) -> float:
+    """Normalised discounted cumulative gain of ranking items by ``predicted``, highest first,
+    when item ``i`` is worth ``gains[i]`` (Järvelin and Kekäläinen 2002: linear gains, a
+    discount of ``1 / log2(1 + rank)``), over the first ``k`` ranks (default all).
+
+    Items with equal ``predicted`` share the mean discount of the ranks they span (McSherry and
+    Najork 2008), so the order of ties cannot change the value. Gains must not be negative; all
+    zero gives ``nan``.
+
+    The textbook example, six documents of relevance 3, 2, 3, 0, 1, 2 in that order:
+    DCG = 6.861, ideal DCG (3, 3, 2, 2, 1, 0) = 7.141.
+
+    >>> round(ndcg([6, 5, 4, 3, 2, 1], [3, 2, 3, 0, 1, 2]), 3)
+    0.961
+    """
+    if len(predicted) != len(gains):
+        raise ValueError("one gain per predicted score")
+    if any(gain < 0 for gain in gains):
+        raise ValueError("NDCG needs gains that are not negative")
+    depth = len(gains) if k is None else min(k, len(gains))
+    discounts = np.array([1 / math.log2(rank + 2) for rank in range(len(gains))])
+    discounts[depth:] = 0.0
+    ideal = float(np.sort(np.asarray(gains, dtype=float))[::-1] @ discounts)
+    if ideal == 0:
+        return math.nan
+    order = ranking_order(predicted)
+    shared = np.zeros(len(gains))
+    start = 0
+    while start < len(order):
+        end = start
+        while end < len(order) and predicted[order[end]] == predicted[order[start]]:
+            end += 1
+        shared[start:end] = discounts[start:end].mean()
+        start = end
+    actual = float(sum(gains[index] * shared[rank] for rank, index in enumerate(order)))
+    return actual / ideal
+
+
+def rank_biased_overlap(
+    first: Sequence[Hashable], second: Sequence[Hashable], persistence: float = 0.9
+) -> float:
+    """Rank-biased overlap of two rankings of the same length, best first (Webber, Moffat and
+    Zobel 2010, extrapolated form, eq. 32):
+
+        RBO = (X_k / k) p^k + (1 - p) / p * sum_{d=1..k} (X_d / d) p^d
+
+    where ``X_d`` is the number of items the two rankings share in their first ``d`` places and
+    ``p`` the persistence: the weight of the first ``d`` places is ``1 - p^d``. 1 for identical
+    rankings, 0 for disjoint ones. For two orders of the same items, the agreement beyond the
+    last place is 1, and this is their exact RBO.
+
+    Worked by hand: a, b, c, d against b, a, d, c with p = 0.9 overlap in 0, 2, 2 and 4 items at
+    depths 1 to 4: 0.1 / 0.9 * (0 + 0.81 + 2/3 * 0.729 + 0.6561) + 0.6561 = 0.873.
+
+    >>> round(rank_biased_overlap("abcd", "badc", 0.9), 3)
+    0.873
+    """
+    if len(first) != len(second):
+        raise ValueError("RBO here compares rankings of the same length")
+    if not 0 < persistence < 1:
+        raise ValueError("the persistence p must be between 0 and 1")
+    if not first:
+        return math.nan
+    seen_first: set[Hashable] = set()
+    seen_second: set[Hashable] = set()
+    overlap = 0
+    total = 0.0
+    for depth, (a, b) in enumerate(zip(first, second, strict=True), start=1):
+        overlap += (a in seen_second) + (b in seen_first) + (a == b)
+        seen_first.add(a)
+        seen_second.add(b)
+        total += overlap / depth * persistence**depth
+    k = len(first)
+    return overlap / k * persistence**k + (1 - persistence) / persistence * total
+
+
+def rbo_of_scores(x: Sequence[float], y: Sequence[float], persistence: float = 0.9) -> float:
+    """:func:`rank_biased_overlap` of the items ranked by ``x`` and by ``y``, highest first."""
+    return rank_biased_overlap(ranking_order(x), ranking_order(y), persistence)
+
+
+def weighted_tau(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
+    """Weighted Kendall's tau (Vigna 2015) with hyperbolic weights ``1 / (rank + 1)``: a swap
+    among the top ranks costs more than one at the bottom. Symmetric in ``x`` and ``y`` (the
+    mean over ranking by each); :func:`scipy.stats.weightedtau` computes it."""
+    return float(stats.weightedtau(x, y).statistic)
+
+
+def bootstrap_over_models(
+    statistic: Callable[[np.ndarray, np.ndarray], float],
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    resamples: int = RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of ``statistic(x, y)``, resampling models (pairs of values)
+    with replacement; resamples where it is undefined (every x equal, say) are dropped."""
+    if resamples <= 0 or len(x) < 2:
+        return None
+    values = np.asarray(x, dtype=float)
+    targets = np.asarray(y, dtype=float)
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(values), size=(resamples, len(values)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        results = np.array([statistic(values[rows], targets[rows]) for rows in draws])
+    results = results[~np.isnan(results)]
+    if not len(results):
+        return None
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(results, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+RANKING_METHODS = ("ndcg", "rbo", "weighted_tau")
+
+
+def ranking_agreement(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    persistence: float = 0.9,
+    resamples: int = RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> list[Correlation]:
+    """How well ranking models by benchmark accuracy ``x`` recovers their ranking by a
+    downstream result ``y``: NDCG (``y`` as the gains), rank-biased overlap with persistence
+    ``persistence``, and weighted Kendall's tau, each with a bootstrap interval over models.
+
+    NDCG is left out when a downstream value is negative (gains cannot be).
+
+    >>> [(c.method, round(c.coefficient, 3)) for c in ranking_agreement(
+    ...     [4, 3, 2, 1], [4, 3, 1, 2], resamples=0)]
+    [('ndcg', 0.991), ('rbo', 0.973), ('weighted_tau', 0.813)]
+    """
+    if len(x) != len(y):
+        raise ValueError("x and y must have the same length")
+    if len(x) < 3:
+        raise ValueError("a ranking comparison needs at least 3 models")
+    measures: list[tuple[str, Callable[[np.ndarray, np.ndarray], float]]] = []
+    if all(value >= 0 for value in y):
+        measures.append(("ndcg", lambda a, b: ndcg(list(a), list(b))))
+    measures += [
+        ("rbo", lambda a, b: rbo_of_scores(list(a), list(b), persistence)),
+        ("weighted_tau", lambda a, b: weighted_tau(a, b)),
+    ]
+    results = []
+    for method, statistic in measures:
+        interval = bootstrap_over_models(
+            statistic, x, y, resamples=resamples, confidence=confidence, seed=seed
+        )
+        results.append(
+            Correlation(
+                method=method,
+                n=len(x),
+                coefficient=statistic(np.asarray(x, dtype=float), np.asarray(y, dtype=float)),
+                p_value=None,
+                ci_low=interval[0] if interval else None,
+                ci_high=interval[1] if interval else None,
+                confidence=confidence,
+                interval="bootstrap",
+            )
+        )
+    return results

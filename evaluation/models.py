@@ -5,9 +5,14 @@ lose precision for nothing); ``dtype`` and ``device`` override both.
 """
 
 import os
+import socket
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import torch
 from torch import nn
@@ -70,29 +75,110 @@ def resolve_dtype(name: str | None, device: torch.device) -> torch.dtype:
     return DTYPES[key]
 
 
-def check_model_location(name: str) -> None:
-    """Fail early and clearly on a local path that does not exist.
+# What a model folder holds at least: its config.
+CONFIG_FILE = "config.json"
+HUB_PROBE_SECONDS = 3.0
+TRUE_WORDS = {"1", "true", "yes", "on"}
 
-    A name that is not a local folder is taken for a Hub id, which ``from_pretrained`` resolves
-    (from the local cache when offline).
+
+def check_model_location(name: str) -> bool:
+    """Fail at once, in one line, when there is no model at ``name``; say whether to load it
+    from local files only.
+
+    A local folder must hold a ``config.json``. Any other name is a Hub id: when the Hub cannot
+    be reached (``HF_HUB_OFFLINE`` set, or no connection), a model in the local Hub cache is
+    loaded from there (``True``), and a model that is not there is an error now rather than
+    after half a minute of retries.
     """
     path = Path(name).expanduser()
-    looks_local = name.startswith(("/", ".", "~")) or name.count("/") > 1
-    if looks_local and not path.is_dir():
-        raise EvaluationError(f"no model at {name}: not a folder")
-    if path.exists() and not path.is_dir():
+    if path.is_dir():
+        if not (path / CONFIG_FILE).is_file():
+            contents = "the folder is empty" if not any(path.iterdir()) else f"no {CONFIG_FILE}"
+            raise EvaluationError(f"no model at {name}: {contents}")
+        return False
+    if path.exists():
         raise EvaluationError(f"no model at {name}: a model is a folder, this is a file")
+    if name.startswith(("/", ".", "~")) or name.count("/") > 1 or not is_hub_id(name):
+        raise EvaluationError(f"no model at {name}: not a folder")
+    if hub_reachable():
+        return False
+    if in_hub_cache(name):
+        return True
+    raise EvaluationError(
+        f"no model at {name}: not a local folder, not in the Hub cache, and the Hub is "
+        "unreachable (offline)"
+    )
+
+
+def is_hub_id(name: str) -> bool:
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(name)
+    except HFValidationError:
+        return False
+    return True
+
+
+def hub_reachable() -> bool:
+    """Whether the Hub answers a connection within a few seconds (never when offline is set)."""
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").lower() in TRUE_WORDS:
+        return False
+    endpoint = urlsplit(os.environ.get("HF_ENDPOINT") or constants.ENDPOINT)
+    port = endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    try:
+        with socket.create_connection((endpoint.hostname or "", port), HUB_PROBE_SECONDS):
+            return True
+    except OSError:
+        return False
+
+
+def in_hub_cache(name: str) -> bool:
+    from huggingface_hub import try_to_load_from_cache
+
+    return isinstance(try_to_load_from_cache(name, CONFIG_FILE), str)
+
+
+@contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """Silence transformers' load reports, warnings and progress bars while a model loads: the
+    checks after loading say in one line what matters (a missing head, say)."""
+    from transformers.utils import logging
+
+    verbosity = logging.get_verbosity()
+    bars = logging.is_progress_bar_enabled()
+    logging.set_verbosity_error()
+    logging.disable_progress_bar()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logging.set_verbosity(verbosity)
+        if bars:
+            logging.enable_progress_bar()
 
 
 def load_tokenizer(
-    name: str, *, chat_template: str | None = None, trust_remote_code: bool = False
+    name: str,
+    *,
+    chat_template: str | None = None,
+    trust_remote_code: bool = False,
+    local_files_only: bool = False,
 ) -> Any:
     from transformers import AutoTokenizer
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(name, trust_remote_code=trust_remote_code)
+        with quiet_transformers():
+            tokenizer = AutoTokenizer.from_pretrained(
+                name, trust_remote_code=trust_remote_code, local_files_only=local_files_only
+            )
     except (OSError, ValueError) as error:
-        raise EvaluationError(f"cannot load the tokenizer of {name}: {error}") from None
+        # Without tokenizer files transformers suggests installing sentencepiece or tiktoken.
+        reason = "no tokenizer files in the folder" if lacks_tokenizer(name) else first_line(error)
+        raise EvaluationError(f"cannot load the tokenizer of {name}: {reason}") from None
     if chat_template is not None:
         tokenizer.chat_template = chat_template
     if tokenizer.pad_token is None:
@@ -106,24 +192,51 @@ def load_tokenizer(
     return tokenizer
 
 
+def lacks_tokenizer(name: str) -> bool:
+    """Whether ``name`` is a local folder with no file a tokenizer is read from."""
+    path = Path(name).expanduser()
+    if not path.is_dir():
+        return False
+    patterns = ("tokenizer*", "vocab*", "*.model", "merges.txt", "*.tiktoken")
+    return not any(any(path.glob(pattern)) for pattern in patterns)
+
+
+def first_line(error: Exception) -> str:
+    """An error's first line: transformers' messages run to many lines of advice."""
+    return str(error).strip().split("\n", 1)[0].strip()
+
+
 def _from_pretrained(
-    auto_class: Any, name: str, dtype: torch.dtype, trust_remote_code: bool
+    auto_class: Any, name: str, dtype: torch.dtype, trust_remote_code: bool, local: bool
 ) -> tuple[Any, dict[str, Any]]:
     options: dict[str, Any] = {
         "dtype": dtype,
         "trust_remote_code": trust_remote_code,
         "output_loading_info": True,
+        "local_files_only": local,
     }
     try:
-        try:
-            return auto_class.from_pretrained(name, attn_implementation="sdpa", **options)
-        except ValueError as error:
-            if "sdpa" not in str(error).lower():
-                raise
-            # Architectures without SDPA support run with their default attention.
-            return auto_class.from_pretrained(name, **options)
+        with quiet_transformers():
+            try:
+                return auto_class.from_pretrained(name, attn_implementation="sdpa", **options)
+            except ValueError as error:
+                if "sdpa" not in str(error).lower():
+                    raise
+                # Architectures without SDPA support run with their default attention.
+                return auto_class.from_pretrained(name, **options)
     except (OSError, ValueError, KeyError) as error:
-        raise EvaluationError(f"cannot load the model {name}: {error}") from None
+        raise EvaluationError(f"cannot load the model {name}: {first_line(error)}") from None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What loading either kind of model starts with."""
+
+    device: torch.device
+    dtype: torch.dtype
+    tokenizer: Any
+    local_files_only: bool
+    architectures: tuple[str, ...]
 
 
 def _prepare(
@@ -132,15 +245,35 @@ def _prepare(
     dtype: str | None,
     chat_template: str | None,
     trust_remote_code: bool,
-) -> tuple[torch.device, torch.dtype, Any]:
-    """What loading either kind of model starts with: the place, the dtype and the tokenizer."""
-    check_model_location(name)
+) -> Setup:
+    """The place, the dtype, the tokenizer and the architectures the model's config names."""
+    local = check_model_location(name)
     torch_device = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, torch_device)
     tokenizer = load_tokenizer(
-        name, chat_template=chat_template, trust_remote_code=trust_remote_code
+        name,
+        chat_template=chat_template,
+        trust_remote_code=trust_remote_code,
+        local_files_only=local,
     )
-    return torch_device, torch_dtype, tokenizer
+    return Setup(torch_device, torch_dtype, tokenizer, local, _architectures(name, local))
+
+
+def _architectures(name: str, local: bool) -> tuple[str, ...]:
+    from transformers import AutoConfig
+
+    try:
+        with quiet_transformers():
+            config = AutoConfig.from_pretrained(name, local_files_only=local)
+    except (OSError, ValueError, KeyError):
+        return ()  # custom configs (trust_remote_code) are read by the model loader itself
+    return tuple(getattr(config, "architectures", None) or ())
+
+
+def untrained_parts(model: Any, info: dict[str, Any]) -> list[str]:
+    """Weights the checkpoint lacks outside the shared body: a head made up at random."""
+    prefix = model.base_model_prefix
+    return sorted(key for key in info.get("missing_keys", ()) if not key.startswith(prefix))
 
 
 def load_reward_model(
@@ -154,23 +287,23 @@ def load_reward_model(
     """A sequence-classification reward model from a local folder or a Hub id."""
     from transformers import AutoModelForSequenceClassification
 
-    torch_device, torch_dtype, tokenizer = _prepare(
-        name, device, dtype, chat_template, trust_remote_code
-    )
+    setup = _prepare(name, device, dtype, chat_template, trust_remote_code)
     model, info = _from_pretrained(
-        AutoModelForSequenceClassification, name, torch_dtype, trust_remote_code
+        AutoModelForSequenceClassification,
+        name,
+        setup.dtype,
+        trust_remote_code,
+        setup.local_files_only,
     )
-    untrained_head = [
-        key for key in info.get("missing_keys", ()) if not key.startswith(model.base_model_prefix)
-    ]
+    untrained_head = untrained_parts(model, info)
     if untrained_head:
         raise EvaluationError(
-            f"{name} has no trained reward head (missing {', '.join(sorted(untrained_head))}); "
+            f"{name} has no trained reward head (missing {', '.join(untrained_head)}); "
             "is it a causal LM? Score it as a judge with --judge"
         )
-    model.config.pad_token_id = tokenizer.pad_token_id
-    model.to(torch_device).eval()
-    loaded = LoadedModel(model, tokenizer, name, torch_device, torch_dtype)
+    model.config.pad_token_id = setup.tokenizer.pad_token_id
+    model.to(setup.device).eval()
+    loaded = LoadedModel(model, setup.tokenizer, name, setup.device, setup.dtype)
     loaded.backbone, loaded.head = last_token_parts(model)
     return loaded
 
@@ -192,12 +325,28 @@ def load_judge(
     chat_template: str | None = None,
     trust_remote_code: bool = False,
 ) -> LoadedModel:
-    """A causal language model used as a pairwise judge."""
+    """A causal language model used as a pairwise judge.
+
+    A reward model (a sequence classifier) is refused: loaded as a causal LM it would get a
+    language-model head made up at random, and every reply would be noise.
+    """
     from transformers import AutoModelForCausalLM
 
-    torch_device, torch_dtype, tokenizer = _prepare(
-        name, device, dtype, chat_template, trust_remote_code
+    setup = _prepare(name, device, dtype, chat_template, trust_remote_code)
+    classifiers = [arch for arch in setup.architectures if arch.endswith("Classification")]
+    if classifiers:
+        raise EvaluationError(
+            f"{name} is a reward model ({classifiers[0]}), not a causal LM; "
+            "score it without --judge"
+        )
+    model, info = _from_pretrained(
+        AutoModelForCausalLM, name, setup.dtype, trust_remote_code, setup.local_files_only
     )
-    model, _ = _from_pretrained(AutoModelForCausalLM, name, torch_dtype, trust_remote_code)
-    model.to(torch_device).eval()
-    return LoadedModel(model, tokenizer, name, torch_device, torch_dtype)
+    untrained_head = untrained_parts(model, info)
+    if untrained_head:
+        raise EvaluationError(
+            f"{name} has no trained language-model head (missing {', '.join(untrained_head)}); "
+            "is it a reward model? Score it without --judge"
+        )
+    model.to(setup.device).eval()
+    return LoadedModel(model, setup.tokenizer, name, setup.device, setup.dtype)

@@ -3,7 +3,9 @@
 Files written to ``OUT/``:
 
 - ``scores.jsonl``: one object per pair, in input order (see :meth:`PairScore.as_dict`);
-- ``summary.json``: settings, run figures and accuracy overall / per category / per group.
+- ``summary.json``: settings, run figures, how inputs were fitted to the length limit, and
+  accuracy overall / per category / per group (ties left out, and ties as wrong, each with its
+  interval).
 """
 
 import json
@@ -11,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluation.config import PAPER_MAX_LENGTH
 from evaluation.metrics import AccuracyStats, AccuracySummary, PositionStats
 
 
@@ -102,6 +105,23 @@ class RunStats:
         return figures
 
 
+@dataclass(frozen=True)
+class InputFit:
+    """The length limit inputs were fitted to, where it came from, and what fitting cost: in
+    profile mode, pairs that kept fewer posts than ``top_k`` (or than they have) to fit."""
+
+    length_limit: int | None
+    length_limit_source: str
+    mode: str
+    pairs_with_posts_dropped: int = 0
+    posts_dropped: int = 0
+    paper_length_limit: int = PAPER_MAX_LENGTH
+    model_max_positions: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 @dataclass
 class ScoreResult:
     pairs: list[PairScore]
@@ -110,6 +130,7 @@ class ScoreResult:
     stats: RunStats
     positions: PositionStats | None = None
     environment: dict[str, Any] = field(default_factory=dict)
+    fit: InputFit | None = None
 
     def summary_dict(self) -> dict[str, Any]:
         """The content of ``summary.json``."""
@@ -117,6 +138,7 @@ class ScoreResult:
             "settings": self.settings,
             "environment": self.environment,
             "run": self.stats.as_dict(),
+            "inputs": self.fit.as_dict() if self.fit else None,
             "accuracy": self.summary.as_dict(),
             "positions": self.positions.as_dict() if self.positions else None,
         }
@@ -139,24 +161,28 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
+def _interval(low: float | None, high: float | None) -> str:
+    return "-" if low is None else f"[{_percent(low)}, {_percent(high)}]"
+
+
 def _row(name: str, stats: AccuracyStats) -> str:
-    interval = (
-        f"[{_percent(stats.ci_low)}, {_percent(stats.ci_high)}]"
-        if stats.ci_low is not None
-        else "-"
-    )
+    paper = _interval(stats.accuracy_ties_as_wrong_ci_low, stats.accuracy_ties_as_wrong_ci_high)
     return (
-        f"{name[:32]:<32} {stats.n:>6} {_percent(stats.accuracy):>6} {interval:>14} "
+        f"{name[:32]:<32} {stats.n:>6} {_percent(stats.accuracy):>6} "
+        f"{_interval(stats.ci_low, stats.ci_high):>14} "
+        f"{_percent(stats.accuracy_ties_as_wrong):>7} {paper:>14} "
         f"{stats.ties:>5} {_percent(stats.tie_rate):>6} {stats.unparsed:>8}"
     )
 
 
 def format_table(result: ScoreResult) -> str:
-    """The printed summary: accuracy (%) with ties left out, its interval, ties and tie rate."""
+    """The printed summary: accuracy (%) with ties left out and with ties counted as wrong (the
+    paper's figure), each with its interval; ties, tie rate and unparsed replies; the length
+    limit and the profile posts dropped to fit it."""
     summary = result.summary
-    level = round(100 * summary.overall.confidence)
+    level = f"{round(100 * summary.overall.confidence)}% CI"
     header = (
-        f"{'pairs':<32} {'n':>6} {'acc%':>6} {f'{level}% CI':>14} "
+        f"{'pairs':<32} {'n':>6} {'acc%':>6} {level:>14} {'paper%':>7} {level:>14} "
         f"{'ties':>5} {'tie%':>6} {'unparsed':>8}"
     )
     lines = [header, "-" * len(header), _row("all", summary.overall)]
@@ -168,6 +194,9 @@ def format_table(result: ScoreResult) -> str:
         lines += [
             _row(f"  {name or '(none)'}", stats) for name, stats in summary.by_category.items()
         ]
+    lines.append("acc%: ties left out; paper%: ties count as wrong, the figure the paper reports")
+    if result.fit is not None:
+        lines += _fit_lines(result.fit, len(result.pairs))
     run = result.stats.as_dict()
     speed = run["pairs_per_second"]
     lines.append(
@@ -183,3 +212,20 @@ def format_table(result: ScoreResult) -> str:
             f"over {positions.pairs_in_both_orders} pairs judged in both orders"
         )
     return "\n".join(lines)
+
+
+def _fit_lines(fit: InputFit, pairs: int) -> list[str]:
+    limit = "none" if fit.length_limit is None else f"{fit.length_limit:,} tokens"
+    line = f"length limit: {limit} ({fit.length_limit_source}"
+    if fit.length_limit != fit.paper_length_limit:
+        line += f"; the paper's is {fit.paper_length_limit:,}: --paper-settings"
+    model = fit.model_max_positions
+    if fit.length_limit is not None and model is not None and fit.length_limit > model:
+        line += f"; more than the model's {model:,} positions"
+    lines = [line + ")"]
+    if fit.mode == "profile":
+        lines.append(
+            f"profile posts dropped to fit: {fit.posts_dropped} from "
+            f"{fit.pairs_with_posts_dropped} of {pairs} pairs"
+        )
+    return lines

@@ -27,7 +27,7 @@ from evaluation.metrics import accuracy_summary, outcome_of, position_stats
 from evaluation.models import LoadedModel, load_judge, load_reward_model
 from evaluation.prefix import score_shared_prefix, supports_prefix_reuse
 from evaluation.records import PairRecord, to_pair_record
-from evaluation.results import PairScore, RunStats, ScoreResult
+from evaluation.results import InputFit, PairScore, RunStats, ScoreResult
 
 AUTO_GROUP = "validation.verdict"
 
@@ -51,18 +51,23 @@ def score_records(
     check_mode(pairs, config.mode)
     shard = distributed.current_shard()
     local = [pairs[index] for index in shard.indices(len(pairs))]
-    loaded = model or load_model(config)
-    require_chat_template(loaded.tokenizer, loaded.name)
-    started = time.perf_counter()
     failure = None
+    loaded = model
+    local_scores: list[PairScore] = []
+    stats = RunStats()
+    started = time.perf_counter()
     try:
+        loaded = loaded or load_model(config)
+        require_chat_template(loaded.tokenizer, loaded.name)
+        started = time.perf_counter()
         local_scores, stats = score_local(loaded, local, config)
     except EvaluationError as error:
         if shard.world_size == 1:
             raise
-        failure, local_scores, stats = str(error), [], RunStats()
+        failure = str(error)
     # Every process must hear of a failure, or the others would wait for the failed one forever.
     distributed.raise_if_any_failed(failure, shard)
+    assert loaded is not None
     stats.seconds = time.perf_counter() - started
     stats.world_size = shard.world_size
     scores = distributed.gather_in_order(local_scores, shard, len(pairs))
@@ -128,6 +133,7 @@ def summarize(
         seed=config.seed,
     )
     positions_seen = None
+    fit = input_fit(pairs, scores, config, loaded)
     if config.judge:
         positions_seen = position_stats(
             [[(verdict.named, verdict.picked) for verdict in score.verdicts] for score in scores]
@@ -138,11 +144,35 @@ def summarize(
         settings=config.as_dict(),
         stats=stats,
         positions=positions_seen,
+        fit=fit,
         environment={
             "device": str(loaded.device),
             "dtype": str(loaded.dtype).removeprefix("torch."),
             "torch": torch.__version__,
         },
+    )
+
+
+def input_fit(
+    pairs: Sequence[PairRecord],
+    scores: Sequence[PairScore],
+    config: ScoreConfig,
+    loaded: LoadedModel,
+) -> InputFit:
+    """The length limit and, in profile mode, the posts dropped to fit it."""
+    limit, source = config.length_limit(loaded.max_length)
+    dropped = [
+        min(config.top_k, len(pair.profile)) - score.profile_posts
+        for pair, score in zip(pairs, scores, strict=True)
+        if config.mode == "profile"
+    ]
+    return InputFit(
+        length_limit=limit,
+        length_limit_source=source,
+        mode=config.mode,
+        pairs_with_posts_dropped=sum(1 for count in dropped if count > 0),
+        posts_dropped=sum(dropped),
+        model_max_positions=loaded.max_length,
     )
 
 
@@ -162,7 +192,7 @@ def classify_pairs(
     loaded: LoadedModel, pairs: Sequence[PairRecord], config: ScoreConfig
 ) -> tuple[list[PairScore], RunStats]:
     """Scores of this process's pairs with a classifier reward model, in the given order."""
-    max_length = config.max_length or loaded.max_length
+    max_length, _ = config.length_limit(loaded.max_length)
     tokenized = tokenize_pairs(
         loaded.tokenizer, pairs, config.mode, top_k=config.top_k, max_length=max_length
     )

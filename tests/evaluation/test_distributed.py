@@ -15,6 +15,20 @@ from tests.evaluation import tiny
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def torchrun(args: list[str]) -> subprocess.CompletedProcess:
+    """``python -m evaluation ARGS`` in two gloo processes under torchrun."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    return subprocess.run(
+        [*command, "--nproc_per_node", "2", "-m", "evaluation", *args],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def test_it_interleaves_pairs_across_processes():
     shards = [Shard(rank, 3).indices(8) for rank in range(3)]
     assert shards == [[0, 3, 6], [1, 4, 7], [2, 5]]
@@ -29,23 +43,7 @@ def test_it_gives_one_process_output_with_two_gloo_processes(tmp_path, reward_mo
     args += ["--device", "cpu", "--no-progress"]
 
     assert main([*args, "--out", str(tmp_path / "one")]) == 0
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    command = [
-        sys.executable,
-        "-m",
-        "torch.distributed.run",
-        "--standalone",
-        "--nproc_per_node",
-        "2",
-    ]
-    completed = subprocess.run(
-        [*command, "-m", "evaluation", *args, "--out", str(tmp_path / "two")],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    completed = torchrun([*args, "--out", str(tmp_path / "two")])
     assert completed.returncode == 0, completed.stderr[-3000:]
 
     one = [
@@ -69,4 +67,24 @@ def test_it_gives_one_process_output_with_two_gloo_processes(tmp_path, reward_mo
     assert summary_two["run"]["pairs"] == 15
     assert summary_two["run"]["real_tokens"] == summary_one["run"]["real_tokens"]
     # Only rank 0 prints the table.
-    assert completed.stdout.count("acc%") == 1
+    assert completed.stdout.count("\nall ") == 1
+
+
+@pytest.mark.slow
+def test_it_prints_an_error_once_under_torchrun(tmp_path, judge_a_dir):
+    """Every process meets the error; only rank 0 prints it, whether it comes before the
+    processes join (a missing data file) or while they score (a causal LM as reward model)."""
+    data = tmp_path / "split.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in tiny.records(4)), encoding="utf-8")
+    cases = [
+        (tmp_path / "none.jsonl", "error: " + str(tmp_path / "none.jsonl")),
+        (data, f"error: {judge_a_dir} has no trained reward head (missing score.weight)"),
+    ]
+    for path, message in cases:
+        args = ["score", "--data", str(path), "--model", str(judge_a_dir), "--device", "cpu"]
+        completed = torchrun([*args, "--out", str(tmp_path / "run"), "--no-progress"])
+        assert completed.returncode != 0
+        errors = [line for line in completed.stderr.splitlines() if line.startswith("error: ")]
+        assert len(errors) == 1, completed.stderr[-3000:]
+        assert errors[0].startswith(message)
+        assert "LOAD REPORT" not in completed.stderr

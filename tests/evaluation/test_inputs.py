@@ -3,7 +3,15 @@
 import pytest
 
 from evaluation.errors import EvaluationError
-from evaluation.inputs import conversation, encode_chats, single_bos, tokenize_pairs, user_turn
+from evaluation.inputs import (
+    MODES,
+    conversation,
+    encode_chats,
+    one_bos,
+    tokenize_pairs,
+    user_turn,
+)
+from evaluation.models import load_tokenizer
 from evaluation.records import PairRecord, ProfilePost, to_pair_record
 from tests.evaluation import tiny
 
@@ -41,17 +49,72 @@ def test_it_puts_the_first_k_posts_in_order_before_the_question():
     )
 
 
-def test_it_keeps_a_single_bos():
-    """A template that writes BOS twice still yields one; a template without BOS gets none."""
+# (template writes BOS, tokenizer adds BOS to plain text, BOS tokens expected at the start)
+BOS_CASES = [
+    pytest.param(True, True, 1, id="template-writes-tokenizer-adds"),
+    pytest.param(True, False, 1, id="template-writes-tokenizer-does-not"),
+    pytest.param(False, True, 1, id="template-does-not-tokenizer-adds"),
+    pytest.param(False, False, 0, id="neither"),
+]
+
+
+def bos_tokenizer(template_writes: bool, tokenizer_adds: bool):
+    return tiny.make_tokenizer(
+        template=tiny.TEMPLATE if template_writes else tiny.TEMPLATE_WITHOUT_BOS,
+        adds_bos=tokenizer_adds,
+    )
+
+
+@pytest.mark.parametrize(("template_writes", "tokenizer_adds", "expected"), BOS_CASES)
+def test_it_starts_every_sequence_with_exactly_one_bos_when_the_tokenizer_uses_one(
+    tmp_path, template_writes, tokenizer_adds, expected
+):
+    """Whatever the template does, a tokenizer that uses BOS (its template writes it, or it adds
+    it to plain text) gives exactly one BOS at the start of every sequence, in both modes and
+    with the judge's generation prompt; one that uses none gives none. The tokenizer is saved
+    and loaded the real way."""
+    folder = tmp_path / "tokenizer"
+    bos_tokenizer(template_writes, tokenizer_adds).save_pretrained(folder)
+    tokenizer = load_tokenizer(str(folder))
+    bos = tokenizer.bos_token_id
+    assert (tokenizer("bake")["input_ids"][0] == bos) is tokenizer_adds
+    records = [to_pair_record(row) for row in tiny.records(4)]
+    sequences = [
+        ids
+        for mode in MODES
+        for pair in tokenize_pairs(tokenizer, records, mode)
+        for ids in (pair.chosen, pair.rejected)
+    ]
+    sequences += encode_chats(
+        tokenizer,
+        [[{"role": "user", "content": record.question}] for record in records],
+        add_generation_prompt=True,
+    )
+    for ids in sequences:
+        assert ids.count(bos) == expected
+        assert (ids[0] == bos) is (expected == 1)
+        assert ids[expected] == tokenizer.convert_tokens_to_ids("<|user|>")
+
+
+def test_it_writes_no_bos_for_a_tokenizer_without_one(tmp_path):
+    folder = tmp_path / "no-bos"
+    tiny.make_tokenizer(template=tiny.TEMPLATE_WITHOUT_BOS, has_bos=False).save_pretrained(folder)
+    tokenizer = load_tokenizer(str(folder))
+    assert tokenizer.bos_token_id is None
+    [ids] = encode_chats(tokenizer, [conversation(RECORD, RECORD.chosen, "question", 10)])
+    assert ids[0] == tokenizer.convert_tokens_to_ids("<|user|>")
+    assert tokenizer.convert_tokens_to_ids("<s>") not in ids
+
+
+def test_it_keeps_one_bos_when_a_template_writes_it_twice():
     double = tiny.make_tokenizer(template="{{ bos_token }}" + tiny.TEMPLATE)
     [ids] = encode_chats(double, [conversation(RECORD, RECORD.chosen, "question", 10)])
     bos = double.bos_token_id
     assert ids[0] == bos
-    assert ids[1] != bos
     assert ids.count(bos) == 1
-    assert single_bos([bos, bos, bos, 7], bos) == [bos, 7]
-    assert single_bos([7, bos], bos) == [7, bos]
-    assert single_bos([7, 8], None) == [7, 8]
+    assert one_bos([bos, bos, bos, 7], bos, adds=False) == [bos, 7]
+    assert one_bos([7, bos], bos, adds=True) == [bos, 7, bos]
+    assert one_bos([7, 8], None, adds=False) == [7, 8]
 
 
 def test_it_encodes_control_tokens_in_dataset_text_as_text(tokenizer):

@@ -1,17 +1,26 @@
 """Accuracy, ties, intervals and correlations against worked examples."""
 
+import itertools
 import math
+import random
 
+import numpy as np
 import pytest
 
 from evaluation.metrics import (
     accuracy_difference,
     accuracy_stats,
     accuracy_summary,
+    bootstrap_over_models,
     correlations,
     fisher_interval,
+    ndcg,
     outcome_of,
     position_stats,
+    rank_biased_overlap,
+    ranking_agreement,
+    rbo_of_scores,
+    weighted_tau,
 )
 
 
@@ -27,6 +36,9 @@ def test_it_reports_ties_apart_from_accuracy():
     assert stats.ci_low is not None
     assert stats.ci_high is not None
     assert stats.ci_low < 0.75 < stats.ci_high
+    assert stats.accuracy_ties_as_wrong_ci_low is not None
+    assert stats.accuracy_ties_as_wrong_ci_high is not None
+    assert stats.accuracy_ties_as_wrong_ci_low < 0.6 < stats.accuracy_ties_as_wrong_ci_high
     assert [outcome_of(1.0, 0.5), outcome_of(0.5, 1.0), outcome_of(1.0, 1.0)] == [
         "correct",
         "wrong",
@@ -109,3 +121,117 @@ def test_it_correlates_with_worked_examples():
     assert fisher_interval(0.5, 4, "kendall") is None
     with pytest.raises(ValueError, match="at least 3"):
         correlations([1, 2], [1, 2])
+
+
+def test_it_bootstraps_the_accuracy_with_ties_as_wrong():
+    """600 right, 200 wrong, 200 ties and 50 unparsed: the paper's figure is 600/1000 and its
+    interval matches p +- 1.96 sqrt(p(1-p)/n) over the 1000 judged pairs; the ties-excluded
+    accuracy is 600/800 with its own interval."""
+    outcomes = ["correct"] * 600 + ["wrong"] * 200 + ["tie"] * 200 + ["unparsed"] * 50
+    stats = accuracy_stats(outcomes, resamples=4000, seed=2)
+    half = 1.96 * math.sqrt(0.6 * 0.4 / 1000)
+    assert stats.accuracy_ties_as_wrong == 0.6
+    assert stats.accuracy_ties_as_wrong_ci_low == pytest.approx(0.6 - half, abs=0.006)
+    assert stats.accuracy_ties_as_wrong_ci_high == pytest.approx(0.6 + half, abs=0.006)
+    half = 1.96 * math.sqrt(0.75 * 0.25 / 800)
+    assert stats.ci_low == pytest.approx(0.75 - half, abs=0.006)
+    assert accuracy_stats(["tie"] * 3, resamples=100).accuracy_ties_as_wrong_ci_high == 0.0
+
+
+def test_it_computes_ndcg_as_in_the_textbook_example():
+    """Six documents ranked with relevance 3, 2, 3, 0, 1, 2: DCG 6.861 against the ideal order's
+    7.141. Among eight documents whose two last hold relevance 3 and 2, NDCG at 6 is
+    6.861 / 8.740 = 0.785 (the worked example of Järvelin and Kekäläinen's measure as the
+    textbooks give it)."""
+    assert ndcg([6, 5, 4, 3, 2, 1], [3, 2, 3, 0, 1, 2]) == pytest.approx(6.861 / 7.141, abs=1e-3)
+    assert ndcg(list(range(8, 0, -1)), [3, 2, 3, 0, 1, 2, 3, 2], k=6) == pytest.approx(
+        0.785, abs=1e-3
+    )
+    assert ndcg([1, 2, 3], [1, 2, 3]) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="not negative"):
+        ndcg([1, 2], [1, -1])
+    assert math.isnan(ndcg([1, 2], [0, 0]))
+
+
+def test_it_gives_tied_items_in_ndcg_the_mean_of_their_orders():
+    """Predicted 2, 1, 1 with gains 1, 2, 0: the two tied items share the discounts of ranks 2
+    and 3, which is the mean of the NDCG of both orders (McSherry and Najork 2008)."""
+    tied = ndcg([2, 1, 1], [1, 2, 0])
+    orders = [ndcg([3, 2, 1], [1, 2, 0]), ndcg([3, 1, 2], [1, 2, 0])]
+    assert tied == pytest.approx(sum(orders) / 2)
+    ideal = 2 + 1 / math.log2(3)
+    assert tied == pytest.approx((1 + 2 * (1 / math.log2(3) + 0.5) / 2) / ideal)
+
+
+def test_it_computes_rank_biased_overlap_as_webber_defines_it():
+    """Worked by hand from Webber, Moffat and Zobel (2010), eq. 32:
+    a b c d / b a d c, p = 0.9: overlaps 0, 2, 2, 4 give 0.1/0.9 (0.81 + 2/3 0.729 + 0.6561)
+    + 0.6561 = 0.8730; a b c / c b a, p = 0.5: overlaps 0, 1, 3 give 0.125 + 0.25 = 0.375."""
+    assert rank_biased_overlap("abcd", "badc", 0.9) == pytest.approx(0.8730, abs=1e-4)
+    assert rank_biased_overlap("abc", "cba", 0.5) == pytest.approx(0.375)
+    assert rank_biased_overlap("abcd", "abcd", 0.7) == pytest.approx(1.0)
+    assert rank_biased_overlap("abcd", "efgh", 0.7) == 0.0
+    # Top-weighted: a swap at the top costs more than the same swap at the bottom.
+    assert rank_biased_overlap("bacd", "abcd") < rank_biased_overlap("abdc", "abcd")
+    assert rbo_of_scores([0.9, 0.8, 0.7, 0.6], [4, 3, 1, 2], 0.9) == pytest.approx(
+        rank_biased_overlap([0, 1, 2, 3], [0, 1, 3, 2], 0.9)
+    )
+    with pytest.raises(ValueError, match="persistence"):
+        rank_biased_overlap("ab", "ba", 1.0)
+
+
+def vigna_weighted_tau(x, y):
+    """Vigna's (2015) weighted tau from its definition, for values without ties: pairs weighted
+    by the sum of 1 / (rank + 1) of their two items, ranks from 0 by decreasing value, and the
+    mean of ranking by x and by y."""
+
+    def one_way(ranking_by):
+        order = sorted(range(len(x)), key=lambda i: -ranking_by[i])
+        rank = {item: position for position, item in enumerate(order)}
+        agree = total = 0.0
+        for i, j in itertools.combinations(range(len(x)), 2):
+            weight = 1 / (rank[i] + 1) + 1 / (rank[j] + 1)
+            agree += weight * np.sign(x[i] - x[j]) * np.sign(y[i] - y[j])
+            total += weight
+        return agree / total
+
+    return (one_way(x) + one_way(y)) / 2
+
+
+def test_it_computes_weighted_tau_as_vigna_defines_it():
+    """Against the definition on random values, and against the example in scipy's
+    documentation (x = 12 2 1 12 2, y = 1 4 7 1 0: -0.5669)."""
+    rng = random.Random(4)
+    for _ in range(5):
+        x = rng.sample(range(100), 9)
+        y = rng.sample(range(100), 9)
+        assert weighted_tau(x, y) == pytest.approx(vigna_weighted_tau(x, y))
+    assert weighted_tau([12, 2, 1, 12, 2], [1, 4, 7, 1, 0]) == pytest.approx(-0.566949681536827)
+    assert weighted_tau([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+
+
+def test_it_bootstraps_ranking_measures_over_models():
+    """Each ranking measure comes with a percentile interval from resampling models; the same
+    seed gives the same interval; NDCG is left out when a downstream value is negative."""
+    rng = np.random.default_rng(0)
+    accuracy = rng.uniform(0.5, 0.8, size=12)
+    downstream = accuracy * 10 + rng.normal(0, 0.3, size=12)
+    results = ranking_agreement(list(accuracy), list(downstream), resamples=500)
+    assert [r.method for r in results] == ["ndcg", "rbo", "weighted_tau"]
+    for result in results:
+        assert result.interval == "bootstrap"
+        assert result.p_value is None
+        assert result.ci_low is not None
+        assert result.ci_high is not None
+        assert result.ci_low <= result.coefficient <= result.ci_high
+        assert result.ci_high <= 1.0
+    again = ranking_agreement(list(accuracy), list(downstream), resamples=500)
+    assert again == results
+    shifted = ranking_agreement(list(accuracy), list(downstream - 100), resamples=0)
+    assert [r.method for r in shifted] == ["rbo", "weighted_tau"]
+    assert shifted[0].ci_low is None
+    interval = bootstrap_over_models(
+        lambda a, b: float(np.mean(b - a)), [0, 0, 0, 0], [1, 2, 3, 4], resamples=2000
+    )
+    assert interval is not None
+    assert 1.0 <= interval[0] < 2.5 < interval[1] <= 4.0

@@ -226,3 +226,24 @@ def test_it_pads_with_eos_when_the_tokenizer_has_no_pad_token(tmp_path, random_m
     result = score_records(RECORDS, ScoreConfig(model="no-pad", resamples=0), model=loaded)
     expected = score_records(RECORDS, ScoreConfig(model="rm", resamples=0), model=random_model)
     assert_same_scores(result, expected)
+
+
+def test_it_scores_with_the_bos_a_template_leaves_out(tmp_path):
+    """A template without ``{{ bos_token }}`` for a tokenizer that adds BOS: the scores are those
+    of the rendered chat encoded the plain way, BOS first, as the model was trained."""
+    tokenizer = tiny.make_tokenizer(template=tiny.TEMPLATE_WITHOUT_BOS)
+    folder = tiny.save(tiny.random_reward_model(tokenizer), tokenizer, tmp_path / "rm")
+    loaded = load_reward_model(str(folder))
+    result = score_records(RECORDS[:4], ScoreConfig(model="rm", resamples=0), model=loaded)
+    with torch.inference_mode():
+        for record, pair in zip(RECORDS[:4], result.pairs, strict=True):
+            chat = [
+                {"role": "user", "content": record["question"]},
+                {"role": "assistant", "content": record["chosen"]},
+            ]
+            text = tokenizer.apply_chat_template(chat, tokenize=False)
+            ids = tokenizer(text)["input_ids"]
+            assert ids[0] == tokenizer.bos_token_id
+            alone = loaded.model(input_ids=torch.tensor([ids])).logits[0, 0].item()
+            assert pair.chosen_score == pytest.approx(alone, abs=1e-4)
+            assert pair.chosen_tokens == len(ids)

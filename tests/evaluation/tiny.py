@@ -51,6 +51,7 @@ TEMPLATE = (
     "{{ bos_token }}{% for m in messages %}<|{{ m['role'] }}|> {{ m['content'] }} <|end|> "
     "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
 )
+TEMPLATE_WITHOUT_BOS = TEMPLATE.removeprefix("{{ bos_token }}")
 # Each turn ends with EOS, as in Llama-2 style templates: with pad == EOS, every sequence ends
 # with a token equal to the pad id.
 EOS_TEMPLATE = (
@@ -72,20 +73,27 @@ def corpus() -> list[str]:
 
 
 def make_tokenizer(
-    *, pad_is_eos: bool = False, template: str | None = TEMPLATE, padding_side: str = "right"
+    *,
+    pad_is_eos: bool = False,
+    template: str | None = TEMPLATE,
+    padding_side: str = "right",
+    adds_bos: bool = True,
+    has_bos: bool = True,
 ) -> PreTrainedTokenizerFast:
+    """``adds_bos``: BOS in front of plain text, as Llama tokenizers do. ``has_bos=False``: no
+    BOS token at all (then the template must not write one)."""
     model = Tokenizer(models.WordLevel(unk_token="<unk>"))
     model.pre_tokenizer = pre_tokenizers.Whitespace()
     trainer = trainers.WordLevelTrainer(vocab_size=1000, min_frequency=1, special_tokens=SPECIALS)
     model.train_from_iterator(corpus(), trainer)
     bos = model.token_to_id("<s>")
-    # Adds BOS outside chat templates, as Llama tokenizers do.
-    model.post_processor = processors.TemplateProcessing(
-        single="<s> $A", pair="<s> $A $B", special_tokens=[("<s>", bos)]
-    )
+    if has_bos and adds_bos:
+        model.post_processor = processors.TemplateProcessing(
+            single="<s> $A", pair="<s> $A $B", special_tokens=[("<s>", bos)]
+        )
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=model,
-        bos_token="<s>",
+        bos_token="<s>" if has_bos else None,
         eos_token="</s>",
         unk_token="<unk>",
         pad_token="</s>" if pad_is_eos else "<pad>",
