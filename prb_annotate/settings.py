@@ -118,6 +118,13 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+# Login throttling (prb_annotate/logins.py): failures per username and per client address
+# within the window lock further logins until they age out or a manager unlocks them.
+LOGIN_FAILURES_PER_USERNAME = envint("LOGIN_FAILURES_PER_USERNAME", "5")
+LOGIN_FAILURES_PER_ADDRESS = envint("LOGIN_FAILURES_PER_ADDRESS", "20")
+LOGIN_LOCKOUT_MINUTES = envint("LOGIN_LOCKOUT_MINUTES", "15")
+# Behind a reverse proxy: the request header holding the client's address (HTTP_X_REAL_IP).
+LOGIN_CLIENT_ADDRESS_HEADER = os.environ.get("LOGIN_CLIENT_ADDRESS_HEADER", "")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -142,6 +149,12 @@ REST_FRAMEWORK = {
         "prb_annotate.api.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # DRF's parsers, with a JSON parser that refuses absurdly nested bodies with a 400.
+    "DEFAULT_PARSER_CLASSES": [
+        "prb_annotate.api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     # drf-spectacular's, documenting the 4xx answers and their shared error body too.
     "DEFAULT_SCHEMA_CLASS": "prb_annotate.api.schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",

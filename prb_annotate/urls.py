@@ -5,6 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
 from prb_annotate.converters import RowId
+from prb_annotate.logins import LoginForm
 from prb_annotate.views import home
 
 # Before the includes below: every area's patterns use it for row ids.
@@ -14,7 +15,7 @@ urlpatterns = [
     # First: the annotators' next and submit are by far the most frequent requests.
     path("api/", include("prb_annotate.api.work_urls")),
     path("", home.home, name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", auth_views.LoginView.as_view(form_class=LoginForm), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("datasets/", include("prb_annotate.views.browser")),
@@ -23,5 +24,6 @@ urlpatterns = [
     path("campaigns/", include("prb_annotate.views.exports")),
     path("campaigns/", include("prb_annotate.views.evaluations")),
     path("", include("prb_annotate.views.annotate")),
+    path("", include("prb_annotate.views.join")),
     path("api/", include("prb_annotate.api.urls")),
 ]

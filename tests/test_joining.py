@@ -1,0 +1,182 @@
+"""Invite links and study participants: a Prolific id is not a password.
+
+An account made by an invite link reaches only the campaign it joined; a participant comes back
+only with the resume key their first join gave their browser, or with the same PROLIFIC_PID,
+STUDY_ID and SESSION_ID; anyone else gets a clear page and no login. Staff and password
+accounts are never opened by a link. Bad values are a 400 and write nothing.
+"""
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from prb_annotate.access import annotator_campaign_or_404, annotator_membership_or_404
+from prb_annotate.campaigns.joining import RESUME_COOKIE_PREFIX
+from prb_annotate.campaigns.lifecycle import CampaignSetupError, add_member
+from prb_annotate.models import Dataset, Membership, Participant
+from tests.conftest import PASSWORD
+from tests.pages_support import active_campaign, reserve
+
+VICTIM = {"PROLIFIC_PID": "P1abc", "STUDY_ID": "study-1", "SESSION_ID": "session-1"}
+
+
+def join_url(campaign) -> str:
+    return reverse("join", args=[campaign.invite_token])
+
+
+def attacker_client() -> Client:
+    # The issue's curl attack runs with CSRF checks on: the attacker fetches a token first.
+    client = Client(enforce_csrf_checks=True)
+    client.get(reverse("login"))
+    return client
+
+
+def post_join(client: Client, campaign, params: dict[str, str]):
+    data = dict(params)
+    if "csrftoken" in client.cookies:
+        data["csrfmiddlewaretoken"] = client.cookies["csrftoken"].value
+    return client.post(join_url(campaign), data)
+
+
+@pytest.fixture
+def two_campaigns(dataset: Dataset):
+    first = active_campaign(dataset, name="first")
+    second = active_campaign(dataset, name="second")
+    return first, second
+
+
+def test_it_does_not_hand_a_participants_items_to_whoever_knows_their_id(two_campaigns) -> None:
+    """The issue's reproduction: any invite link plus a participant's PROLIFIC_PID used to log
+    in as that participant and open their items in another campaign."""
+    first, second = two_campaigns
+    victim = Client()
+    assert post_join(victim, first, VICTIM).status_code == 302
+    item = reserve(victim, first)
+    item_url = reverse("annotate_assignment", args=[first.pk, item.pk])
+    assert victim.get(item_url).status_code == 200
+
+    # Through the other campaign's link: a new account for that campaign only.
+    attacker = attacker_client()
+    response = post_join(attacker, second, {"PROLIFIC_PID": "P1abc"})
+    assert response.status_code == 302
+    assert attacker.get(item_url).status_code == 404
+    assert attacker.get(reverse("annotate", args=[first.pk])).status_code == 404
+    assert Participant.objects.filter(participant_id="P1abc").count() == 2
+
+    # Through the victim's own campaign link, without the study session's values: refused.
+    attacker = attacker_client()
+    for guess in [{"PROLIFIC_PID": "P1abc"}, {**VICTIM, "SESSION_ID": "session-2"}]:
+        refused = post_join(attacker, first, guess)
+        assert refused.status_code == 403
+        assert "cannot start or resume" in refused.content.decode()
+        assert "_auth_user_id" not in attacker.session
+        assert attacker.get(item_url).status_code == 302  # to the login page
+    assert Participant.objects.filter(campaign=first).count() == 1
+
+
+def test_it_resumes_with_the_same_study_session_or_the_browsers_key(two_campaigns) -> None:
+    first, _ = two_campaigns
+    browser = Client()
+    post_join(browser, first, VICTIM)
+    user = Participant.objects.get(campaign=first).user
+    cookie = browser.cookies[f"{RESUME_COOKIE_PREFIX}{first.pk}"]
+    assert cookie["httponly"]
+    assert cookie["path"] == join_url(first)
+    assert Participant.objects.get().resume_key_hash not in cookie.value
+
+    # The same browser after its session ended: its key resumes, whatever the link says.
+    browser.logout()
+    browser.cookies[f"{RESUME_COOKIE_PREFIX}{first.pk}"] = cookie.value
+    assert post_join(browser, first, {"PROLIFIC_PID": "P1abc"}).status_code == 302
+    assert browser.session["_auth_user_id"] == str(user.pk)
+
+    # A new browser reopening the same study link (all three values): the same account.
+    other = Client()
+    assert post_join(other, first, VICTIM).status_code == 302
+    assert other.session["_auth_user_id"] == str(user.pk)
+    # A forged cookie is no key.
+    forged = Client()
+    forged.cookies[f"{RESUME_COOKIE_PREFIX}{first.pk}"] = "not-a-signed-key"
+    assert post_join(forged, first, {"PROLIFIC_PID": "P1abc"}).status_code == 403
+
+
+def test_it_resumes_only_with_the_key_when_the_first_join_lacked_the_study_values(
+    two_campaigns,
+) -> None:
+    first, _ = two_campaigns
+    post_join(Client(), first, {"PROLIFIC_PID": "P2"})
+    assert post_join(Client(), first, {"PROLIFIC_PID": "P2"}).status_code == 403
+    assert post_join(Client(), first, {**VICTIM, "PROLIFIC_PID": "P2"}).status_code == 403
+
+
+def test_it_never_opens_staff_or_password_accounts_through_a_link(
+    two_campaigns, manager: User, annotator: User
+) -> None:
+    first, _ = two_campaigns
+    for name in (manager.username, annotator.username, f"{first.pk}-{annotator.username}"):
+        User.objects.create_user(f"prolific-{first.pk}-{name}", password=PASSWORD, is_staff=True)
+        client = attacker_client()
+        response = post_join(client, first, {"PROLIFIC_PID": name})
+        assert response.status_code == 403
+        assert "_auth_user_id" not in client.session
+    assert not Participant.objects.exists()
+
+
+def test_it_scopes_participant_accounts_to_their_campaign(two_campaigns) -> None:
+    first, second = two_campaigns
+    post_join(Client(), first, VICTIM)
+    participant = Participant.objects.get().user
+    # However a membership elsewhere came about, it opens nothing.
+    Membership.objects.create(campaign=second, user=participant)
+    from django.http import Http404
+
+    with pytest.raises(Http404):
+        annotator_membership_or_404(participant, second.pk)
+    with pytest.raises(Http404):
+        annotator_campaign_or_404(participant, second.pk)
+    assert annotator_membership_or_404(participant, first.pk).campaign == first
+    client = Client()
+    client.force_login(participant)
+    assert client.get(reverse("annotate", args=[second.pk])).status_code == 404
+    assert client.post(f"/api/campaigns/{second.pk}/next/").status_code == 404
+    assert client.post(f"/api/campaigns/{first.pk}/next/").status_code == 200
+    # And nobody can make it a member elsewhere, or a manager.
+    Membership.objects.filter(campaign=second).delete()
+    with pytest.raises(CampaignSetupError):
+        add_member(second, participant)
+    with pytest.raises(CampaignSetupError):
+        add_member(first, participant, role="manager")
+
+
+def test_it_gives_a_participant_of_one_campaign_a_new_account_in_another(two_campaigns) -> None:
+    first, second = two_campaigns
+    client = Client()
+    post_join(client, first, VICTIM)
+    response = post_join(client, second, VICTIM)
+    assert response["Location"] == reverse("annotate", args=[second.pk])
+    accounts = {p.campaign_id: p.user_id for p in Participant.objects.all()}
+    assert accounts[first.pk] != accounts[second.pk]
+    assert client.session["_auth_user_id"] == str(accounts[second.pk])
+    assert not Membership.objects.filter(campaign=second, user_id=accounts[first.pk]).exists()
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {**VICTIM, "STUDY_ID": "study\x00"},
+        {**VICTIM, "SESSION_ID": "\x00"},
+        {**VICTIM, "PROLIFIC_PID": "P1\x00abc"},
+        {**VICTIM, "SESSION_ID": "x" * 101},
+        {**VICTIM, "STUDY_ID": "<script>"},
+    ],
+)
+def test_it_refuses_bad_participant_values_and_writes_nothing(two_campaigns, bad) -> None:
+    first, _ = two_campaigns
+    users_before = User.objects.count()
+    for response in (Client().get(join_url(first), bad), post_join(Client(), first, bad)):
+        assert response.status_code == 400
+        assert "cannot start or resume" in response.content.decode()
+    assert User.objects.count() == users_before
+    assert not Participant.objects.exists()
+    assert not Membership.objects.exists()
