@@ -159,8 +159,8 @@ def body_requests(ids: dict[str, int]) -> list[tuple[str | None, str, str]]:
 
 
 def send(world: dict[str, Any], who: str | None, method: str, path: str, body: str) -> Any:
-    headers = {"HTTP_AUTHORIZATION": f"Token {world[who]}"} if who else {}
-    return Client().generic(method, path, body, content_type="application/json", **headers)
+    headers = {"Authorization": f"Token {world[who]}"} if who else {}
+    return Client().generic(method, path, body, content_type="application/json", headers=headers)
 
 
 def test_it_refuses_deeply_nested_json_with_the_error_body(world: dict[str, Any]) -> None:
@@ -187,7 +187,7 @@ def with_nul(value: Any) -> Any:
 def test_it_refuses_a_nul_in_any_text_value(world: dict[str, Any]) -> None:
     ids = world["ids"]
     dave = User.objects.get(username="dave")
-    valid = {
+    valid: dict[str, dict[str, Any]] = {
         "/api/token/": {"username": "dave", "password": "secret"},
         "/submit/": {
             "quality": {"A": {"helpfulness": 5}, "B": {"helpfulness": 4}},
@@ -210,6 +210,7 @@ def test_it_refuses_a_nul_in_any_text_value(world: dict[str, Any]) -> None:
     }
     before = (User.objects.count(), Campaign.objects.count(), Annotation.objects.count())
     for who, method, path in body_requests(ids):
+        fields: dict[str, Any]
         if method in ("PATCH", "PUT"):
             fields = {"name": "x", "guidelines": "y", "quality_criteria": ["clarity"]}
         else:
