@@ -8,6 +8,7 @@ accounts are never opened by a link. Bad values are a 400 and write nothing.
 
 import pytest
 from django.contrib.auth.models import User
+from django.http import Http404
 from django.test import Client
 from django.urls import reverse
 
@@ -129,8 +130,6 @@ def test_it_scopes_participant_accounts_to_their_campaign(two_campaigns) -> None
     participant = Participant.objects.get().user
     # However a membership elsewhere came about, it opens nothing.
     Membership.objects.create(campaign=second, user=participant)
-    from django.http import Http404
-
     with pytest.raises(Http404):
         annotator_membership_or_404(participant, second.pk)
     with pytest.raises(Http404):
@@ -180,3 +179,45 @@ def test_it_refuses_bad_participant_values_and_writes_nothing(two_campaigns, bad
     assert User.objects.count() == users_before
     assert not Participant.objects.exists()
     assert not Membership.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_scopes_accounts_made_before_participants_had_rows() -> None:
+    """A ``prolific-<PID>`` account from before becomes a participant of the campaign it joined
+    first, so that its owner resumes it there with the same study link, and only there."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("prb_annotate", "0003_audit_decisions")]
+    after = [("prb_annotate", "0004_participants_and_login_throttle")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    apps = executor.loader.project_state(before).apps
+    old_user = apps.get_model("auth", "User")
+    old_dataset = apps.get_model("prb_annotate", "Dataset")
+    old_campaign = apps.get_model("prb_annotate", "Campaign")
+    old_membership = apps.get_model("prb_annotate", "Membership")
+    dataset = old_dataset.objects.create(name="d")
+    first = old_campaign.objects.create(dataset=dataset, name="first", invite_token="t1")
+    second = old_campaign.objects.create(dataset=dataset, name="second", invite_token="t2")
+    legacy = old_user.objects.create(username="prolific-P9", password="!unusable")
+    kept = old_user.objects.create(username="prolific-staff", password="!x", is_staff=True)
+    for campaign in (first, second):
+        old_membership.objects.create(
+            campaign=campaign, user=legacy, participant_id="P9", study_id="s", session_id="x"
+        )
+    old_membership.objects.create(campaign=first, user=kept)
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(after)
+    participant = Participant.objects.get()
+    assert (participant.user_id, participant.campaign_id) == (legacy.pk, first.pk)
+    assert (participant.participant_id, participant.study_id, participant.session_id) == (
+        "P9",
+        "s",
+        "x",
+    )
+    user = User.objects.get(pk=legacy.pk)
+    with pytest.raises(Http404):
+        annotator_membership_or_404(user, second.pk)
+    assert annotator_membership_or_404(user, first.pk).campaign_id == first.pk

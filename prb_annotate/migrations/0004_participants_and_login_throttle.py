@@ -6,6 +6,44 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+LEGACY_PREFIX = "prolific-"
+
+
+def scope_legacy_participants(apps, schema_editor):
+    """Accounts that invite links made before participants had rows of their own
+    (``prolific-<PID>``, no password) become participants of the campaign they joined first.
+
+    Such a participant can then come back through that campaign's study link (same three
+    Prolific values) to the same account and work; no resume key is set (the hash is empty,
+    which no key matches). Other campaigns such an account was in are out of its reach from now
+    on, as for every participant account.
+    """
+    User = apps.get_model(*settings.AUTH_USER_MODEL.split("."))
+    Membership = apps.get_model("prb_annotate", "Membership")
+    Participant = apps.get_model("prb_annotate", "Participant")
+    legacy = User.objects.filter(
+        username__startswith=LEGACY_PREFIX, password__startswith="!", is_staff=False,
+        is_superuser=False,
+    )
+    for user in legacy.iterator():
+        first = (
+            Membership.objects.filter(user=user, role="annotator").order_by("joined_at", "id").first()
+        )
+        if first is None:
+            continue
+        participant_id = (first.participant_id or user.username[len(LEGACY_PREFIX):])[:100]
+        if Participant.objects.filter(campaign_id=first.campaign_id, participant_id=participant_id).exists():
+            continue
+        Participant.objects.create(
+            user=user,
+            campaign_id=first.campaign_id,
+            participant_id=participant_id,
+            study_id=first.study_id[:100],
+            session_id=first.session_id[:100],
+            resume_key_hash="",
+        )
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -42,4 +80,5 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('campaign', 'participant_id'), name='participant_unique_per_campaign')],
             },
         ),
+        migrations.RunPython(scope_legacy_participants, migrations.RunPython.noop),
     ]
