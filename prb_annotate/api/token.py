@@ -51,6 +51,7 @@ class ThrottledAuthTokenSerializer(AuthTokenSerializer):
 class TokenView(ObtainAuthToken):
     serializer_class = ThrottledAuthTokenSerializer
     parser_classes = (FormParser, MultiPartParser, JSONParser)
+    extra_error_codes = {"429": "Too many failed logins for this username or address."}
 
 
 obtain_auth_token = TokenView.as_view()
