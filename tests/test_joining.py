@@ -221,3 +221,32 @@ def test_the_migration_scopes_accounts_made_before_participants_had_rows() -> No
     with pytest.raises(Http404):
         annotator_membership_or_404(user, second.pk)
     assert annotator_membership_or_404(user, first.pk).campaign_id == first.pk
+
+
+def test_managers_cannot_add_a_participant_account_to_another_campaign(
+    two_campaigns, manager: User, login
+) -> None:
+    first, second = two_campaigns
+    post_join(Client(), first, VICTIM)
+    participant = Participant.objects.get().user
+    client = login(manager)
+    page = client.post(
+        reverse("campaign_add_member", args=[second.pk]), {"username": participant.username}
+    )
+    assert page.status_code == 400
+    assert "can only annotate that campaign" in page.content.decode()
+    api = client.post(
+        f"/api/campaigns/{second.pk}/members/",
+        {"username": participant.username, "role": "annotator"},
+        content_type="application/json",
+    )
+    assert api.status_code == 400
+    assert "can only annotate that campaign" in api.json()["errors"]["username"][0]
+    promote = client.post(
+        f"/api/campaigns/{first.pk}/members/",
+        {"username": participant.username, "role": "manager"},
+        content_type="application/json",
+    )
+    assert promote.status_code == 400
+    assert not Membership.objects.filter(campaign=second).exists()
+    assert Membership.objects.get(user=participant).role == "annotator"

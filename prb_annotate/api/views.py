@@ -292,11 +292,14 @@ class MemberList(generics.ListCreateAPIView[Membership]):
 
     def perform_create(self, serializer: serializers.BaseSerializer[Membership]) -> None:
         campaign = managed_campaign(self.request, self.kwargs["campaign_id"])
-        serializer.instance = add_member(
-            campaign,
-            serializer.validated_data["user"],
-            serializer.validated_data.get("role", Membership.Role.ANNOTATOR),
-        )
+        try:
+            serializer.instance = add_member(
+                campaign,
+                serializer.validated_data["user"],
+                serializer.validated_data.get("role", Membership.Role.ANNOTATOR),
+            )
+        except CampaignSetupError as exc:
+            raise serializers.ValidationError({"username": [str(exc)]}) from exc
 
 
 # --- results -------------------------------------------------------------------------------
