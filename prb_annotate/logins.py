@@ -81,7 +81,11 @@ def check_not_locked(username: str, address: str, *, now: datetime | None = None
 
 
 def record_failure(username: str, address: str) -> None:
-    FailedLogin.objects.create(username=username[:USERNAME_FIELD_MAX], address=address)
+    now = timezone.now()
+    # Failures older than the window lock nothing: forget them, so that the table holds only
+    # the last few minutes of failures however long a guessing campaign goes on.
+    FailedLogin.objects.filter(at__lte=_window(now)).delete()
+    FailedLogin.objects.create(username=username[:USERNAME_FIELD_MAX], address=address, at=now)
 
 
 def record_success(username: str) -> None:

@@ -110,11 +110,15 @@ def test_it_clears_the_failures_of_a_successful_login(annotator) -> None:
     assert not FailedLogin.objects.filter(username=annotator.username).exists()
 
 
-def test_it_unlocks_after_the_window(annotator) -> None:
+def test_it_unlocks_after_the_window_and_forgets_old_failures(annotator) -> None:
     for _ in range(LIMIT):
         web_login(Client(), annotator.username, "wrong")
     FailedLogin.objects.update(at=timezone.now() - timedelta(minutes=16))
     assert api_login(Client(), annotator.username, PASSWORD).status_code == 200
+    FailedLogin.objects.create(username="old", address="10.0.0.2")
+    FailedLogin.objects.update(at=timezone.now() - timedelta(minutes=16))
+    web_login(Client(), "someone", "wrong")
+    assert list(FailedLogin.objects.values_list("username", flat=True)) == ["someone"]
 
 
 def test_a_manager_unlocks_with_the_command(annotator, other_annotator) -> None:
