@@ -67,10 +67,8 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         resume_cookie_name(campaign), default="", salt=RESUME_COOKIE_SALT
     )
     try:
-        joined = join_as_participant(token, ids, resume_key=resume_key or "")
-    except ResumeRefused as error:
-        return _refused(request, campaign, str(error), status=403)
-    except InvalidInvite as error:
+        joined = join_as_participant(token, ids, resume_key=str(resume_key))
+    except (ResumeRefused, InvalidInvite) as error:
         return _refused(request, campaign, str(error), status=403)
     except InviteClosed:
         return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
