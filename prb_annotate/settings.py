@@ -184,6 +184,11 @@ REST_FRAMEWORK = {
         "prb_annotate.api.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON, and DRF's browsable API without its inline styles (Content-Security-Policy).
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "prb_annotate.api.renderers.BrowsableAPIRenderer",
+    ],
     # DRF's parsers, with a JSON parser that refuses absurdly nested bodies with a 400.
     "DEFAULT_PARSER_CLASSES": [
         "prb_annotate.api.parsers.JSONParser",

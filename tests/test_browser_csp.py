@@ -1,6 +1,7 @@
 """The Content-Security-Policy in a real Chromium: the main pages (home, annotate, audit,
-dashboard, API docs and the rest a visitor meets) load and work with no policy violation, as a
-``securitypolicyviolation`` event or a console message would report it."""
+dashboard, API docs, the browsable API and the rest a visitor meets) load and work with no
+policy violation, as a ``securitypolicyviolation`` event or a console message would report it.
+"""
 
 from collections.abc import Callable
 
@@ -99,6 +100,9 @@ def test_the_main_pages_work_under_the_policy(
         (reverse("campaign_audit", args=[audited.pk]) + "?resamples=50", audit_table_sorts),
         (reverse("campaign_export", args=[audited.pk]), None),
         ("/api/docs/", None),
+        ("/api/", None),
+        ("/api/campaigns/", None),
+        (f"/api/campaigns/{audited.pk}/", None),
     ]:
         visit(page, base + url, problems, check)
     assert not problems, "\n".join(problems)
