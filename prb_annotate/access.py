@@ -5,6 +5,10 @@
 - A campaign's managers are staff plus members with the manager role in that campaign.
 - An annotator sees a campaign only through their own membership; anything else is a 404, so
   that the existence of other campaigns and assignments is not revealed.
+- An account made by an invite link (a ``Participant``) reaches the campaign it joined and
+  nothing else: a membership anywhere else, however it came about, opens nothing, and it never
+  manages. Every helper below applies this rule in the same query as the membership.
+- Manager pages answer 404 to anyone who may not manage (never 403), like everything else here.
 """
 
 from collections.abc import Callable
@@ -13,7 +17,7 @@ from typing import Any, TypeVar, cast
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.core.exceptions import PermissionDenied
+from django.db.models import F, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 
@@ -29,12 +33,12 @@ def is_staff(user: AnyUser) -> bool:
 
 
 def staff_required(view: ViewFunc) -> ViewFunc:
-    """Login required; a logged-in non-staff user gets 403."""
+    """Login required; a logged-in non-staff user gets 404, as for a campaign they cannot manage."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not is_staff(request.user):
-            raise PermissionDenied("Managers only.")
+            raise Http404("No such page.")
         return view(request, *args, **kwargs)
 
     return cast(ViewFunc, login_required(wrapper))
@@ -46,7 +50,10 @@ def can_manage(user: AnyUser, campaign: Campaign) -> bool:
     if not user.is_authenticated:
         return False
     return Membership.objects.filter(
-        campaign=campaign, user_id=user.pk, role=Membership.Role.MANAGER
+        campaign=campaign,
+        user_id=user.pk,
+        role=Membership.Role.MANAGER,
+        user__participant__isnull=True,  # accounts made by an invite link never manage
     ).exists()
 
 
@@ -63,16 +70,31 @@ def annotator_membership_or_404(user: AnyUser, campaign_id: int) -> Membership:
     if not user.is_authenticated:
         raise Http404("No such campaign.")
     return get_object_or_404(
-        Membership.objects.select_related("campaign", "campaign__dataset"),
+        Membership.objects.select_related("campaign", "campaign__dataset").filter(
+            in_participant_scope()
+        ),
         campaign_id=campaign_id,
         user_id=user.pk,
         role=Membership.Role.ANNOTATOR,
     )
 
 
+def in_participant_scope() -> Q:
+    """Memberships an account may use: any, unless an invite link made the account for
+    another campaign."""
+    return Q(user__participant__isnull=True) | Q(user__participant__campaign_id=F("campaign_id"))
+
+
+# The same rule in plain SQL, for a query over ``prb_annotate_membership m``.
+PARTICIPANT_SCOPE_SQL = """
+NOT EXISTS (SELECT 1 FROM prb_annotate_participant p
+            WHERE p.user_id = m.user_id AND p.campaign_id <> m.campaign_id)
+"""
+
+
 ANNOTATOR_CAMPAIGN_SQL = """
 SELECT {} FROM prb_annotate_membership m JOIN prb_annotate_campaign c ON c.id = m.campaign_id
-WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = %s
+WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = %s AND {}
 """
 
 
@@ -84,7 +106,7 @@ def annotator_campaign_or_404(user: AnyUser, campaign_id: int) -> Campaign:
     if not user.is_authenticated:
         raise Http404("No such campaign.")
     rows = fetch(
-        ANNOTATOR_CAMPAIGN_SQL.format(columns(Campaign, "c")),
+        ANNOTATOR_CAMPAIGN_SQL.format(columns(Campaign, "c"), PARTICIPANT_SCOPE_SQL),
         [campaign_id, user.pk, Membership.Role.ANNOTATOR.value],
     )
     if not rows:

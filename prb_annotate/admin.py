@@ -1,6 +1,9 @@
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from prb_annotate import models
+from prb_annotate.logins import AdminLoginForm, unlock
 
 
 @admin.register(models.Dataset)
@@ -56,3 +59,33 @@ class AnnotationAdmin(admin.ModelAdmin[models.Annotation]):
 class EvaluationRunAdmin(admin.ModelAdmin[models.EvaluationRun]):
     list_display = ["model_name", "campaign", "mode", "subset", "created_at"]
     list_filter = ["campaign", "mode", "subset"]
+
+
+# Logins go through the same throttle as the login page and the API's token endpoint.
+admin.site.login_form = AdminLoginForm
+
+
+@admin.register(models.FailedLogin)
+class FailedLoginAdmin(admin.ModelAdmin[models.FailedLogin]):
+    """Recent failed logins; the action unlocks the usernames and addresses of the rows chosen."""
+
+    list_display = ["username", "address", "at"]
+    search_fields = ["username", "address"]
+    ordering = ["-at"]
+    actions = ["unlock_selected"]
+
+    @admin.action(description="Unlock the usernames and addresses of the selected failures")
+    def unlock_selected(self, request: HttpRequest, queryset: QuerySet[models.FailedLogin]) -> None:
+        usernames = set(queryset.values_list("username", flat=True))
+        addresses = set(queryset.values_list("address", flat=True))
+        removed = unlock(usernames=usernames, addresses=addresses)
+        self.message_user(request, f"Unlocked: {removed} failed login(s) forgotten.")
+
+
+@admin.register(models.Participant)
+class ParticipantAdmin(admin.ModelAdmin[models.Participant]):
+    list_display = ["participant_id", "campaign", "study_id", "session_id", "created_at"]
+    list_filter = ["campaign"]
+    search_fields = ["participant_id", "study_id", "session_id"]
+    raw_id_fields = ["user"]
+    exclude = ["resume_key_hash"]

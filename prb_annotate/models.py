@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 
 def default_quality_criteria() -> list[str]:
@@ -452,3 +453,50 @@ class AnnotatorExclusion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.annotator_id} out of {self.campaign_id}"
+
+
+class Participant(models.Model):
+    """An account made by an invite link for one study participant, in one campaign only.
+
+    Such an account has no password: the values Prolific sent at its first join, or the resume
+    key that join gave the participant's browser (kept here only as a hash), are what bring the
+    same person back. ``prb_annotate.access`` lets it reach ``campaign`` and nothing else.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="participant"
+    )
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="participants")
+    participant_id = models.CharField(max_length=100)
+    study_id = models.CharField(max_length=100, blank=True)
+    session_id = models.CharField(max_length=100, blank=True)
+    resume_key_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "participant_id"], name="participant_unique_per_campaign"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.participant_id}@{self.campaign_id}"
+
+
+class FailedLogin(models.Model):
+    """One failed login. Recent rows lock their username, or their client address, for a while
+    (``prb_annotate.logins``); rows in the database are shared by every worker process."""
+
+    username = models.CharField(max_length=150)
+    address = models.CharField(max_length=100)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["username", "at"], name="failedlogin_username_at"),
+            models.Index(fields=["address", "at"], name="failedlogin_address_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.username} from {self.address} at {self.at:%Y-%m-%d %H:%M:%S}"

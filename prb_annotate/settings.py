@@ -11,6 +11,7 @@ from typing import Any
 
 import dj_database_url
 import django_stubs_ext
+from django.core.exceptions import ImproperlyConfigured
 
 # Lets the admin and generic views be subscripted with their model type at run time.
 django_stubs_ext.monkeypatch()
@@ -28,6 +29,16 @@ def envint(name: str, default: str) -> int:
 
 def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def envpair(name: str) -> tuple[str, str] | None:
+    """``"A,B"`` as ``("A", "B")``; None when unset or empty."""
+    items = envlist(name, "")
+    if not items:
+        return None
+    if len(items) != 2:
+        raise ImproperlyConfigured(f"{name} must be two values separated by a comma.")
+    return items[0], items[1]
 
 
 DEBUG = envbool("DEBUG", "false")
@@ -51,6 +62,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "prb_annotate.headers.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -118,6 +130,13 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+# Login throttling (prb_annotate/logins.py): failures per username and per client address
+# within the window lock further logins until they age out or a manager unlocks them.
+LOGIN_FAILURES_PER_USERNAME = envint("LOGIN_FAILURES_PER_USERNAME", "5")
+LOGIN_FAILURES_PER_ADDRESS = envint("LOGIN_FAILURES_PER_ADDRESS", "20")
+LOGIN_LOCKOUT_MINUTES = envint("LOGIN_LOCKOUT_MINUTES", "15")
+# Behind a reverse proxy: the request header holding the client's address (HTTP_X_REAL_IP).
+LOGIN_CLIENT_ADDRESS_HEADER = os.environ.get("LOGIN_CLIENT_ADDRESS_HEADER", "")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -132,8 +151,31 @@ STORAGES = {
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("PRB_UPLOAD_MAX_BYTES", str(50 * 1024 * 1024))
 
+# HTTPS (see README, "Production"): all off by default so that the demo runs on plain HTTP.
 SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", "false")
 CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", "false")
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", "false")
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", "0")
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", "false")
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "false")
+# Behind a TLS-terminating proxy: "HTTP_X_FORWARDED_PROTO,https" (header, value that means
+# HTTPS). Set it only when the proxy always sets or overwrites that header.
+SECURE_PROXY_SSL_HEADER = envpair("SECURE_PROXY_SSL_HEADER")
+# Only the app's own scripts and styles (prb_annotate/headers.py); no inline code, no other host.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self'",
+        "font-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -142,6 +184,17 @@ REST_FRAMEWORK = {
         "prb_annotate.api.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON, and DRF's browsable API without its inline styles (Content-Security-Policy).
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "prb_annotate.api.renderers.BrowsableAPIRenderer",
+    ],
+    # DRF's parsers, with a JSON parser that refuses absurdly nested bodies with a 400.
+    "DEFAULT_PARSER_CLASSES": [
+        "prb_annotate.api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     # drf-spectacular's, documenting the 4xx answers and their shared error body too.
     "DEFAULT_SCHEMA_CLASS": "prb_annotate.api.schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",

@@ -2,9 +2,12 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path, register_converter
+from django.views.generic import RedirectView
 
 from prb_annotate.converters import RowId
+from prb_annotate.logins import LoginForm
 from prb_annotate.views import home
 
 # Before the includes below: every area's patterns use it for row ids.
@@ -14,7 +17,9 @@ urlpatterns = [
     # First: the annotators' next and submit are by far the most frequent requests.
     path("api/", include("prb_annotate.api.work_urls")),
     path("", home.home, name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    # Browsers ask for /favicon.ico on pages that name no icon (the admin, the browsable API).
+    path("favicon.ico", RedirectView.as_view(url=static("prb_annotate/favicon.svg"))),
+    path("login/", auth_views.LoginView.as_view(form_class=LoginForm), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("datasets/", include("prb_annotate.views.browser")),
@@ -24,5 +29,6 @@ urlpatterns = [
     path("campaigns/", include("prb_annotate.views.exports")),
     path("campaigns/", include("prb_annotate.views.evaluations")),
     path("", include("prb_annotate.views.annotate")),
+    path("", include("prb_annotate.views.join")),
     path("api/", include("prb_annotate.api.urls")),
 ]

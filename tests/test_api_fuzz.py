@@ -1,6 +1,7 @@
 """Property-based fuzzing of the served OpenAPI schema with Schemathesis: whatever a client
 sends, no operation answers 5xx, and every answer conforms to the schema (status code, content
-type, headers, body).
+type, headers, body). Two kinds of body no generator makes are sent by hand: JSON nested 1,000
+levels deep, and a NUL character in every text value.
 
 Every operation of ``/api/schema/`` gets ``MAX_EXAMPLES`` generated requests, sent through the
 WSGI application with a manager's token, and the annotator work operations as many again with
@@ -9,6 +10,7 @@ random ids (mostly 404), the same with the ids of objects that exist (so the han
 the 404 run too), and data that does not fit the schema (which must get a 4xx).
 """
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +19,7 @@ import schemathesis
 from django.contrib.auth.models import User
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
+from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
@@ -26,17 +29,17 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.lifecycle import add_member
+from prb_annotate.models import Annotation, Campaign, Membership
 from prb_annotate.wsgi import application
 from tests.export_support import annotated_campaign, import_dataset
 
 MAX_EXAMPLES = 20
+DEEP_BODIES = ["[" * 1000 + "]" * 1000, '{"a": ' * 1000 + "1" + "}" * 1000, "[" * 33 + "]" * 33]
 # Every check runs except positive_data_acceptance ("schema-valid data gets a 2xx"): whether a
 # request is acceptable also depends on the database (does dataset 5000 exist, is the name
 # taken, is the sample larger than the dataset), which no schema can say. Such requests must
 # still get a documented 4xx with the error body, which the other checks verify.
 WORK_PATHS = ("/next/", "/my-progress/", "/submit/", "/skip/")
-
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
@@ -131,9 +134,100 @@ def fuzz(token: str, ids: dict[str, int], paths: tuple[str, ...] = ()) -> None:
         run()
 
 
+@pytest.mark.slow
 def test_it_never_fails_whatever_a_manager_sends(world: dict[str, Any]) -> None:
     fuzz(world["manager"], world["ids"])
 
 
+@pytest.mark.slow
 def test_it_never_fails_whatever_an_annotator_sends(world: dict[str, Any]) -> None:
     fuzz(world["annotator"], world["ids"], WORK_PATHS)
+
+
+def body_requests(ids: dict[str, int]) -> list[tuple[str | None, str, str]]:
+    """(who, method, path) of every operation that reads a JSON body."""
+    campaign, assignment = ids["campaign_id"], ids["assignment_id"]
+    return [
+        (None, "POST", "/api/token/"),
+        ("annotator", "POST", f"/api/assignments/{assignment}/submit/"),
+        ("annotator", "POST", f"/api/assignments/{assignment}/skip/"),
+        ("manager", "POST", "/api/campaigns/"),
+        ("manager", "PATCH", f"/api/campaigns/{campaign}/"),
+        ("manager", "PUT", f"/api/campaigns/{campaign}/"),
+        ("manager", "POST", f"/api/campaigns/{campaign}/members/"),
+    ]
+
+
+def send(world: dict[str, Any], who: str | None, method: str, path: str, body: str) -> Any:
+    headers = {"Authorization": f"Token {world[who]}"} if who else {}
+    return Client().generic(method, path, body, content_type="application/json", headers=headers)
+
+
+def test_it_refuses_deeply_nested_json_with_the_error_body(world: dict[str, Any]) -> None:
+    for who, method, path in body_requests(world["ids"]):
+        for body in DEEP_BODIES:
+            with_depth = f"{method} {path} depth {body.count(body[0])}"
+            response = send(world, who, method, path, body)
+            assert response.status_code == 400, with_depth
+            assert response.json()["detail"].startswith("JSON parse error"), with_depth
+            assert response.json()["errors"] == {}, with_depth
+
+
+def with_nul(value: Any) -> Any:
+    """``value`` with a NUL in every string (keys included), at any depth."""
+    if isinstance(value, str):
+        return f"{value}\x00x"
+    if isinstance(value, list):
+        return [with_nul(item) for item in value]
+    if isinstance(value, dict):
+        return {with_nul(key): with_nul(item) for key, item in value.items()}
+    return value
+
+
+def test_it_refuses_a_nul_in_any_text_value(world: dict[str, Any]) -> None:
+    ids = world["ids"]
+    dave = User.objects.get(username="dave")
+    valid: dict[str, dict[str, Any]] = {
+        "/api/token/": {"username": "dave", "password": "secret"},
+        "/submit/": {
+            "quality": {"A": {"helpfulness": 5}, "B": {"helpfulness": 4}},
+            "rubric_fit": "A",
+            "differentiator": "preference",
+            "confidence": "high",
+            "comment": "fine",
+            "client_token": "t-1",
+        },
+        "/skip/": {"reason": "Something else"},
+        "/api/campaigns/": {
+            "dataset": ids["dataset_id"],
+            "name": "fresh",
+            "guidelines": "Be fair.",
+            "quality_criteria": ["clarity"],
+            "gold_pair_ids": ["p1"],
+            "completion_url": "https://example.org/done",
+        },
+        "/members/": {"username": "dave", "role": "annotator"},
+    }
+    before = (User.objects.count(), Campaign.objects.count(), Annotation.objects.count())
+    for who, method, path in body_requests(ids):
+        fields: dict[str, Any]
+        if method in ("PATCH", "PUT"):
+            fields = {"name": "x", "guidelines": "y", "quality_criteria": ["clarity"]}
+        else:
+            fields = valid[next(k for k in valid if path.endswith(k))]
+        for field, value in fields.items():
+            if isinstance(value, int):
+                continue
+            body = json.dumps({**fields, field: with_nul(value)})
+            response = send(world, who, method, path, body)
+            assert 400 <= response.status_code < 500, (method, path, field, response.status_code)
+            assert "detail" in response.json(), (method, path, field)
+    for query in ("q", "category"):
+        response = Client().get(
+            f"/api/datasets/{ids['dataset_id']}/pairs/",
+            {query: "a\x00b"},
+            HTTP_AUTHORIZATION=f"Token {world['manager']}",
+        )
+        assert response.status_code in (200, 400), query
+    assert (User.objects.count(), Campaign.objects.count(), Annotation.objects.count()) == before
+    assert Membership.objects.filter(user=dave).count() == 1

@@ -60,11 +60,16 @@ def test_it_lets_a_campaign_manager_member_see_the_audit(campaign, outsider, log
 
 
 def test_it_renders_charts_inline_with_nothing_loaded_from_elsewhere(campaign, manager, login):
-    """Server-rendered SVG charts, sortable annotator table, no external script or style."""
+    """Server-rendered SVG charts, sortable annotator table (the app's own script), nothing
+    from another origin and no inline code (the Content-Security-Policy allows none)."""
     html = login(manager).get(page_url(campaign)).content.decode()
     assert html.count("<svg") == 4
     assert 'id="annotator-table"' in html
-    assert "<script src" not in html
+    assert re.findall(r"<script[^>]*>", html) == [
+        '<script src="/static/prb_annotate/audit.js" defer>'
+    ]
+    assert "<style" not in html
+    assert "style=" not in html
     assert not re.search(r"(src|href)=\"https?://", html)
     assert "undecided_split_vote" in html
     assert "p0002" in html  # excluded pair listed with its reasons
@@ -111,6 +116,9 @@ def test_it_writes_a_standalone_html_report(campaign, tmp_path):
     assert html.startswith("<!doctype html>")
     assert "<link" not in html
     assert "--accent" in html  # the app's stylesheet, inlined
+    assert "max-width:880px" in html  # and the audit's
+    assert "<script src" not in html
+    assert 'querySelectorAll("table.sortable th")' in html  # the sorting script, inlined
     assert html.count("<svg") == 4
     assert campaign.name in html
 

@@ -14,7 +14,7 @@ def test_it_redirects_anonymous_users_to_login(dataset: Dataset) -> None:
         assert response["Location"].startswith(reverse("login"))
 
 
-def test_it_forbids_annotators(dataset: Dataset, annotator, login) -> None:
+def test_it_hides_the_dataset_browser_from_annotators(dataset: Dataset, annotator, login) -> None:
     pair = dataset.pairs.first()
     assert pair is not None
     client = login(annotator)
@@ -23,7 +23,7 @@ def test_it_forbids_annotators(dataset: Dataset, annotator, login) -> None:
         reverse("dataset_detail", args=[dataset.pk]),
         reverse("pair_detail", args=[dataset.pk, pair.pk]),
     ]:
-        assert client.get(url).status_code == 403
+        assert client.get(url).status_code == 404
 
 
 def test_it_lists_datasets_with_counts_per_category(dataset: Dataset, manager, login) -> None:

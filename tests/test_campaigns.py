@@ -13,6 +13,12 @@ from django.utils import timezone
 
 from prb_annotate.campaigns.annotating import skip
 from prb_annotate.campaigns.assignment import next_assignment
+from prb_annotate.campaigns.joining import (
+    BadJoinParameters,
+    StudyIds,
+    join_as_participant,
+    study_ids,
+)
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     InvalidInvite,
@@ -25,7 +31,14 @@ from prb_annotate.campaigns.lifecycle import (
     set_status,
 )
 from prb_annotate.campaigns.progress import annotator_progress, campaign_progress
-from prb_annotate.models import Assignment, Campaign, CampaignItem, Dataset, Membership
+from prb_annotate.models import (
+    Assignment,
+    Campaign,
+    CampaignItem,
+    Dataset,
+    Membership,
+    Participant,
+)
 from tests.campaign_helpers import active_campaign, annotators, submit_form
 
 NOW = timezone.now()
@@ -104,46 +117,48 @@ def test_it_adds_members_idempotently(dataset: Dataset, annotator: User) -> None
 
 def test_it_joins_by_invite(dataset: Dataset, annotator: User) -> None:
     campaign = active_campaign(dataset)
-    membership = join_by_invite(campaign.invite_token, user=annotator, prolific={})
+    membership = join_by_invite(campaign.invite_token, user=annotator)
     assert membership.user == annotator
     assert membership.role == "annotator"
-    assert join_by_invite(campaign.invite_token, user=annotator, prolific={}).pk == membership.pk
+    assert join_by_invite(campaign.invite_token, user=annotator).pk == membership.pk
     for token in ["wrong", "", campaign.invite_token[:-1], "x" * 100]:
         with pytest.raises(InvalidInvite):
-            join_by_invite(token, user=annotator, prolific={})
+            join_by_invite(token, user=annotator)
 
 
-def test_it_creates_a_user_for_a_prolific_participant(dataset: Dataset) -> None:
+def test_it_creates_an_account_for_a_prolific_participant(dataset: Dataset) -> None:
     campaign = active_campaign(dataset)
-    params = {"PROLIFIC_PID": "5f1a2b3c4d5e6f7a8b9c0d1e", "STUDY_ID": "study-9", "SESSION_ID": "s1"}
-    membership = join_by_invite(campaign.invite_token, user=None, prolific=params)
-    user = membership.user
-    assert user.username == "prolific-5f1a2b3c4d5e6f7a8b9c0d1e"
+    ids = StudyIds("5f1a2b3c4d5e6f7a8b9c0d1e", "study-9", "s1")
+    joined = join_as_participant(campaign.invite_token, ids)
+    membership, user = joined.membership, joined.membership.user
+    assert user.username == f"prolific-{campaign.pk}-5f1a2b3c4d5e6f7a8b9c0d1e"
     assert not user.has_usable_password()
     assert (membership.participant_id, membership.study_id, membership.session_id) == (
         "5f1a2b3c4d5e6f7a8b9c0d1e",
         "study-9",
         "s1",
     )
-    # Coming back through the same link is the same participant.
-    again = join_by_invite(campaign.invite_token, user=None, prolific=params)
-    assert again.pk == membership.pk
+    assert joined.resume_key
+    # Coming back through the same study link (same three values) is the same participant.
+    again = join_as_participant(campaign.invite_token, ids)
+    assert again.membership.pk == membership.pk
     assert next_assignment(campaign, user, now=NOW) is not None
 
 
 def test_it_refuses_invites_it_cannot_honour(dataset: Dataset, manager: User) -> None:
     campaign = active_campaign(dataset)
     with pytest.raises(InviteNeedsLogin):
-        join_by_invite(campaign.invite_token, user=None, prolific={})
-    with pytest.raises(InvalidInvite):
-        join_by_invite(campaign.invite_token, user=None, prolific={"PROLIFIC_PID": "a b/c"})
+        join_by_invite(campaign.invite_token, user=None)
+    with pytest.raises(BadJoinParameters):
+        study_ids({"PROLIFIC_PID": "a b/c"})
     # A real account that happens to carry a participant's name is never opened by a link.
-    User.objects.create_user("prolific-manager", password="secret-pass-1")
+    User.objects.create_user(f"prolific-{campaign.pk}-manager", password="secret-pass-1")
     with pytest.raises(InvalidInvite):
-        join_by_invite(campaign.invite_token, user=None, prolific={"PROLIFIC_PID": "manager"})
+        join_as_participant(campaign.invite_token, StudyIds("manager", "s", "x"))
+    assert not Participant.objects.exists()
     set_status(campaign, "closed")
     with pytest.raises(InviteClosed):
-        join_by_invite(campaign.invite_token, user=manager, prolific={})
+        join_by_invite(campaign.invite_token, user=manager)
 
 
 def test_it_keeps_a_managers_role_when_they_follow_the_invite(
@@ -151,7 +166,7 @@ def test_it_keeps_a_managers_role_when_they_follow_the_invite(
 ) -> None:
     campaign = active_campaign(dataset)
     add_member(campaign, annotator, "manager")
-    membership = join_by_invite(campaign.invite_token, user=annotator, prolific={})
+    membership = join_by_invite(campaign.invite_token, user=annotator)
     assert membership.role == "manager"
 
 

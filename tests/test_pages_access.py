@@ -64,7 +64,7 @@ def test_it_hides_the_dashboard_from_annotators(dataset, annotator, login) -> No
     client = login(annotator)
     assert client.get(reverse("campaign_detail", args=[campaign.pk])).status_code == 404
     assert client.get(reverse("campaign_list")).status_code == 404
-    assert client.get(reverse("campaign_create")).status_code == 403
+    assert client.get(reverse("campaign_create")).status_code == 404
     status_url = reverse("campaign_status", args=[campaign.pk])
     assert client.post(status_url, {"status": "closed"}).status_code == 404
     members_url = reverse("campaign_add_member", args=[campaign.pk])

@@ -44,6 +44,8 @@ class AutoSchema(SpectacularAutoSchema):
         codes = dict(ERROR_CODES)
         if self.method in ("POST", "PUT", "PATCH"):
             codes |= BODY_ERROR_CODES
+        # A view may name answers of its own, e.g. the token endpoint's 429 for a locked login.
+        codes |= getattr(self.view, "extra_error_codes", {})
         for code, description in codes.items():
             if code not in responses:
                 responses[code] = {**error, "description": description}

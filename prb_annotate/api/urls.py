@@ -2,9 +2,9 @@
 
 from django.urls import URLPattern, path, re_path
 from drf_spectacular.views import SpectacularAPIView
-from rest_framework.authtoken.views import obtain_auth_token
 
 from prb_annotate.api import docs, sampling, views
+from prb_annotate.api.token import obtain_auth_token
 from prb_annotate.models import Campaign
 
 urlpatterns: list[URLPattern] = [

@@ -19,7 +19,7 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.exceptions import NotFound
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,6 +30,7 @@ from rest_framework.views import APIView
 from prb_annotate.access import is_staff
 from prb_annotate.api import serializers as api
 from prb_annotate.api.errors import error_body
+from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import IsStaff, managed_campaign
 from prb_annotate.api.schema import ImportErrorSerializer
 from prb_annotate.audit import decisions, listing
@@ -300,11 +301,14 @@ class MemberList(generics.ListCreateAPIView[Membership]):
 
     def perform_create(self, serializer: serializers.BaseSerializer[Membership]) -> None:
         campaign = managed_campaign(self.request, self.kwargs["campaign_id"])
-        serializer.instance = add_member(
-            campaign,
-            serializer.validated_data["user"],
-            serializer.validated_data.get("role", Membership.Role.ANNOTATOR),
-        )
+        try:
+            serializer.instance = add_member(
+                campaign,
+                serializer.validated_data["user"],
+                serializer.validated_data.get("role", Membership.Role.ANNOTATOR),
+            )
+        except CampaignSetupError as exc:
+            raise serializers.ValidationError({"username": [str(exc)]}) from exc
 
 
 # --- results -------------------------------------------------------------------------------

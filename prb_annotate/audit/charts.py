@@ -53,7 +53,9 @@ def _frame(height: float, title: str, body: list[str]) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
         f'viewBox="0 0 {WIDTH} {height:.0f}" width="100%" '
-        f'style="max-width:{WIDTH}px;font:12px system-ui,sans-serif">'
+        # Presentation attributes, not style=: the Content-Security-Policy forbids inline styles
+        # (the width limit is in audit.css).
+        'font-family="system-ui,sans-serif" font-size="12">'
         f"<title>{escape(title)}</title>" + "".join(body) + "</svg>"
     )
 

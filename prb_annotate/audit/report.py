@@ -226,11 +226,12 @@ def label_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def render_html(report: dict[str, Any], *, standalone_css: str = "") -> str:
-    """A self-contained HTML document (styles inline, no external resource)."""
-    return render_to_string(
-        "prb_annotate/audit_standalone.html", {**context(report), "inline_css": standalone_css}
-    )
+def render_html(
+    report: dict[str, Any], *, standalone_css: str = "", standalone_js: str = ""
+) -> str:
+    """A self-contained HTML document (styles and script inline, no external resource)."""
+    inline = {"inline_css": standalone_css, "inline_js": standalone_js}
+    return render_to_string("prb_annotate/audit_standalone.html", {**context(report), **inline})
 
 
 def render_text(report: dict[str, Any]) -> str:

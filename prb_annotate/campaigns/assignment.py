@@ -57,6 +57,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from prb_annotate.access import PARTICIPANT_SCOPE_SQL
 from prb_annotate.campaigns.plan import MAX_CANDIDATES, Candidate, Plan, plan_for
 from prb_annotate.db.plainsql import (
     columns,
@@ -167,7 +168,7 @@ def is_gold_slot(position: int, rate: float, *, seed: int, annotator_id: int) ->
 
 MEMBER_LOCK_SQL = """
 SELECT m.id FROM prb_annotate_membership m
-WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator'
+WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator' AND {}
 """
 
 # The campaign, for one of its annotators, with their history in it: submitted, submitted
@@ -185,7 +186,7 @@ CROSS JOIN (
     FROM prb_annotate_assignment
     WHERE campaign_id = %s AND annotator_id = %s
 ) h
-WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator'
+WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator' AND {}
 """
 
 # Before the transaction (SQLite): whether the caller is an annotator of the campaign, its
@@ -196,7 +197,7 @@ SELECT c.status, c.annotations_per_pair, c.invite_token,
                WHERE a.campaign_id = c.id AND a.annotator_id = m.user_id
                  AND a.status = 'reserved' AND a.expires_at > %s)
 FROM prb_annotate_membership m JOIN prb_annotate_campaign c ON c.id = m.campaign_id
-WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator'
+WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator' AND {}
 """
 
 OWN_EXPIRED_SQL = """
@@ -318,7 +319,9 @@ def next_assignment_by_id(
 def _plan_before_transaction(campaign_id: int, annotator: User, now: datetime) -> Plan | None:
     """SQLite: the plan, made before the immediate transaction takes the write lock; None when
     no new item will be needed (the transaction reads the campaign's status again)."""
-    rows = fetch(PLAN_INPUTS_SQL, [db_time(now), campaign_id, annotator.pk])
+    rows = fetch(
+        PLAN_INPUTS_SQL.format(PARTICIPANT_SCOPE_SQL), [db_time(now), campaign_id, annotator.pk]
+    )
     if not rows:
         raise Membership.DoesNotExist("Not an annotator of this campaign.")
     status, k, invite_token, has_live = rows[0]
@@ -339,10 +342,12 @@ def _next_in_transaction(
     # One annotator's requests queue on their membership row (PostgreSQL row lock; SQLite's
     # immediate transaction already serializes everything): two tabs asking at once get one
     # item, never two.
-    if has_row_locks() and not fetch(MEMBER_LOCK_SQL + row_lock(), [campaign_id, annotator.pk]):
+    if has_row_locks() and not fetch(
+        MEMBER_LOCK_SQL.format(PARTICIPANT_SCOPE_SQL) + row_lock(), [campaign_id, annotator.pk]
+    ):
         raise Membership.DoesNotExist("Not an annotator of this campaign.")
     rows = fetch(
-        MEMBER_SQL.format(columns(Campaign, "c")),
+        MEMBER_SQL.format(columns(Campaign, "c"), PARTICIPANT_SCOPE_SQL),
         [campaign_id, annotator.pk, campaign_id, annotator.pk],
     )
     if not rows:

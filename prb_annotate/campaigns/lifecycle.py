@@ -4,7 +4,6 @@ Who gets which item next lives in ``assignment.py``; submitting answers in ``ann
 """
 
 import random
-import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -15,7 +14,15 @@ from django.db.models import Field
 
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns import planned_sample
-from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Dataset, Membership
+from prb_annotate.models import (
+    Annotation,
+    Assignment,
+    Campaign,
+    CampaignItem,
+    Dataset,
+    Membership,
+    Participant,
+)
 
 DEFAULT_GOLD_ANSWERS: dict[str, str] = {
     "rubric_fit": Annotation.RubricFit.CHOSEN,
@@ -45,8 +52,6 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     Campaign.Status.CLOSED: frozenset(),
 }
 
-# Prolific participant ids are 24 hex characters; accept any short id of safe characters.
-PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 PROLIFIC_USERNAME_PREFIX = "prolific-"
 
 
@@ -67,7 +72,7 @@ class InviteClosed(InviteError):
 
 
 class InviteNeedsLogin(InviteError):
-    """Anonymous visitor without a Prolific participant id: they must log in first."""
+    """No account that may join: the visitor must log in (or come with a participant id)."""
 
 
 def check_settings(settings: Mapping[str, Any]) -> None:
@@ -224,9 +229,20 @@ def add_member(
     study_id: str = "",
     session_id: str = "",
 ) -> Membership:
-    """Make ``user`` a member with ``role``; calling it again updates the role and any ids given."""
+    """Make ``user`` a member with ``role``; calling it again updates the role and any ids given.
+
+    An account made by an invite link stays an annotator of its own campaign (CampaignSetupError
+    for anything else): it has no password, so its owner was never proven beyond that campaign.
+    """
     if role not in Membership.Role.values:
         raise CampaignSetupError(f"unknown role {role!r}")
+    scope = Participant.objects.filter(user_id=user.pk).values_list("campaign_id", flat=True)
+    joined = scope.first()
+    if joined is not None and (joined != campaign.pk or role != Membership.Role.ANNOTATOR):
+        raise CampaignSetupError(
+            f"{user.get_username()} joined campaign {joined} through its invite link "
+            "and can only annotate that campaign"
+        )
     ids = {"participant_id": participant_id, "study_id": study_id, "session_id": session_id}
     membership, created = _get_or_create_membership(campaign, user, role, ids)
     if not created:
@@ -250,46 +266,25 @@ def _get_or_create_membership(
     )
 
 
-def join_by_invite(
-    token: str, *, user: User | None, prolific: Mapping[str, str] | None = None
-) -> Membership:
-    """Join the campaign behind an invite link as an annotator.
+def join_by_invite(token: str, *, user: User | None) -> Membership:
+    """Join the campaign behind an invite link as an annotator, with a logged-in account.
 
-    ``user`` is the logged-in user, or None for an anonymous visitor. An anonymous visitor
-    needs a ``PROLIFIC_PID`` in ``prolific`` (the link's query parameters): they get a user of
-    their own, ``prolific-<PID>``, without a password; the view logs ``membership.user`` in.
-    ``STUDY_ID`` and ``SESSION_ID`` are stored on the membership. Joining again changes nothing
-    but the stored ids; an existing manager stays a manager.
+    Joining again changes nothing; an existing manager stays a manager. Anonymous study
+    participants join through ``joining.join_as_participant`` instead, and an account made that
+    way for another campaign cannot join this one.
 
     Raises InvalidInvite (unknown token), InviteClosed or InviteNeedsLogin.
     """
-    params = prolific or {}
-    campaign = _campaign_for_token(token)
+    campaign = campaign_for_token(token)
     if campaign.status == Campaign.Status.CLOSED:
         raise InviteClosed("This campaign is closed.")
-    participant_id = (params.get("PROLIFIC_PID") or "").strip()
-    if participant_id and not PARTICIPANT_ID.match(participant_id):
-        raise InvalidInvite("Invalid participant id.")
-    if user is None:
-        if not participant_id:
-            raise InviteNeedsLogin("Log in to join this campaign.")
-        user = _prolific_user(participant_id)
-    ids = {
-        "participant_id": participant_id,
-        "study_id": (params.get("STUDY_ID") or "").strip()[:200],
-        "session_id": (params.get("SESSION_ID") or "").strip()[:200],
-    }
-    membership, created = _get_or_create_membership(campaign, user, Membership.Role.ANNOTATOR, ids)
-    if not created:
-        changed = {field: value for field, value in ids.items() if value}
-        if changed:
-            for field, value in changed.items():
-                setattr(membership, field, value)
-            membership.save(update_fields=list(changed))
+    if user is None or _participant_elsewhere(user, campaign):
+        raise InviteNeedsLogin("Log in to join this campaign.")
+    membership, _ = _get_or_create_membership(campaign, user, Membership.Role.ANNOTATOR, {})
     return membership
 
 
-def _campaign_for_token(token: str) -> Campaign:
+def campaign_for_token(token: str) -> Campaign:
     if not token or len(token) > 64:
         raise InvalidInvite("No such invite.")
     # The token is the unique lookup key; tokens are 256-bit random, so the index lookup
@@ -300,16 +295,9 @@ def _campaign_for_token(token: str) -> Campaign:
     return campaign
 
 
-def _prolific_user(participant_id: str) -> User:
-    username = f"{PROLIFIC_USERNAME_PREFIX}{participant_id}"
-    user, created = User.objects.get_or_create(username=username)
-    if created:
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
-    elif user.has_usable_password() or user.is_staff or user.is_superuser:
-        # A real account that happens to carry this name must never be opened by a link.
-        raise InvalidInvite("This participant id cannot be used here.")
-    return user
+def _participant_elsewhere(user: User, campaign: Campaign) -> bool:
+    """Whether an invite link made ``user`` for a campaign other than ``campaign``."""
+    return Participant.objects.filter(user_id=user.pk).exclude(campaign=campaign).exists()
 
 
 def set_status(campaign: Campaign, status: str) -> Campaign:

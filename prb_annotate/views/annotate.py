@@ -1,5 +1,5 @@
-"""The annotator's pages: one item at a time, its revision, the guidelines, the completion page,
-and the invite link that brings annotators in.
+"""The annotator's pages: one item at a time, its revision, the guidelines, the completion page
+(the invite link that brings annotators in is ``join.py``).
 
 Every view starts with ``annotator_membership_or_404``: an annotator sees only campaigns they
 are in and only their own assignments. The page shows the two answers as "A" and "B" in the
@@ -11,11 +11,9 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.views.decorators.http import require_POST
@@ -30,16 +28,10 @@ from prb_annotate.campaigns.annotating import (
     submit,
 )
 from prb_annotate.campaigns.assignment import next_assignment, responses_ab
-from prb_annotate.campaigns.lifecycle import (
-    InvalidInvite,
-    InviteClosed,
-    InviteNeedsLogin,
-    join_by_invite,
-    quota_done,
-)
+from prb_annotate.campaigns.lifecycle import quota_done
 from prb_annotate.campaigns.progress import annotator_progress
 from prb_annotate.forms import choice_questions, question_names, rating_questions
-from prb_annotate.models import Assignment, Campaign, Membership
+from prb_annotate.models import Assignment, Campaign
 
 SKIP_REASONS = [
     "I cannot judge this topic",
@@ -217,49 +209,6 @@ def annotate_done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, "prb_annotate/done.html", context)
 
 
-def join(request: HttpRequest, token: str) -> HttpResponse:
-    """Invite link. GET shows the campaign and a start button; POST joins.
-
-    Prolific appends ``PROLIFIC_PID``, ``STUDY_ID`` and ``SESSION_ID``; a participant who
-    arrives with them needs no account, one is made for them. Anyone else logs in first.
-    Joining is a POST so that a link opened by a crawler or a link preview changes nothing.
-    """
-    campaign = Campaign.objects.filter(invite_token=token).first()
-    if campaign is None:
-        raise Http404("No such invite.")
-    source = request.POST if request.method == "POST" else request.GET
-    prolific = {name: source.get(name, "").strip() for name in PROLIFIC_PARAMS}
-    user = _user(request) if request.user.is_authenticated else None
-    if user is not None and _is_annotator(campaign, user.pk):
-        return redirect("annotate", campaign.pk)
-    if campaign.status == Campaign.Status.CLOSED:
-        return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
-    if user is None and not prolific["PROLIFIC_PID"]:
-        return redirect_to_login(request.get_full_path())
-    if request.method != "POST":
-        context = {"campaign": campaign, "prolific": prolific, "token": token}
-        return render(request, "prb_annotate/join.html", context)
-    try:
-        membership = join_by_invite(token, user=user, prolific=prolific)
-    except InviteNeedsLogin:
-        return redirect_to_login(request.get_full_path())
-    except InviteClosed:
-        return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
-    except InvalidInvite as error:
-        raise Http404(str(error)) from error
-    if user is None:
-        login(request, membership.user, backend="django.contrib.auth.backends.ModelBackend")
-    if membership.role == Membership.Role.MANAGER:
-        return redirect("campaign_detail", campaign.pk)
-    return redirect("annotate", campaign.pk)
-
-
-def _is_annotator(campaign: Campaign, user_id: Any) -> bool:
-    return Membership.objects.filter(
-        campaign=campaign, user_id=user_id, role=Membership.Role.ANNOTATOR
-    ).exists()
-
-
 urlpatterns = [
     path("c/<row_id:campaign_id>/", annotate, name="annotate"),
     path("c/<row_id:campaign_id>/guidelines/", annotate_guidelines, name="annotate_guidelines"),
@@ -277,5 +226,4 @@ urlpatterns = [
     path(
         "c/<row_id:campaign_id>/a/<row_id:assignment_id>/skip/", annotate_skip, name="annotate_skip"
     ),
-    path("join/<str:token>/", join, name="join"),
 ]

@@ -19,7 +19,12 @@ from django.views.decorators.http import require_POST
 
 from prb_annotate.access import is_staff, managed_campaign_or_404, staff_required
 from prb_annotate.audit import sample_report
-from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
+from prb_annotate.campaigns.lifecycle import (
+    CampaignSetupError,
+    add_member,
+    create_campaign,
+    set_status,
+)
 from prb_annotate.campaigns.planned_sample import SamplePlanError, plan_for_dataset
 from prb_annotate.campaigns.progress import campaign_progress
 from prb_annotate.forms import PLAN_FIELDS, AddMemberForm, CampaignForm
@@ -164,7 +169,11 @@ def campaign_add_member(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if not form.is_valid():
         return _render_dashboard(request, campaign, form, status=400)
     user = form.cleaned_data["username"]
-    add_member(campaign, user)
+    try:
+        add_member(campaign, user)
+    except CampaignSetupError as error:  # an account an invite link made for another campaign
+        form.add_error("username", str(error))
+        return _render_dashboard(request, campaign, form, status=400)
     messages.success(request, f"{user.get_username()} can now annotate in this campaign.")
     return redirect("campaign_detail", campaign.pk)
 

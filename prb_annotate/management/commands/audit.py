@@ -47,12 +47,19 @@ def render(report: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
-        return audit_report.render_html(report, standalone_css=_app_css())
+        return audit_report.render_html(
+            report,
+            standalone_css=_static_text("prb_annotate/app.css", "prb_annotate/audit.css"),
+            standalone_js=_static_text("prb_annotate/audit.js"),
+        )
     return audit_report.render_text(report)
 
 
-def _app_css() -> str:
-    """The app's stylesheet, inlined so that the HTML file works offline, on its own."""
-    found = finders.find("prb_annotate/app.css")
-    path = found[0] if isinstance(found, list) else found
-    return Path(path).read_text(encoding="utf-8") if path else ""
+def _static_text(*names: str) -> str:
+    """The page's static files, inlined so that the HTML file works offline, on its own."""
+    texts = []
+    for name in names:
+        found = finders.find(name)
+        path = found[0] if isinstance(found, list) else found
+        texts.append(Path(path).read_text(encoding="utf-8") if path else "")
+    return "\n".join(texts)

@@ -1,0 +1,156 @@
+"""The invite link: who may join a campaign through it, and who is logged in by it.
+
+The rules are in ``prb_annotate.campaigns.joining``: a study participant gets an account for
+this campaign alone, and comes back only with the resume key this link gave their browser or
+with the same three Prolific values; nobody else is ever logged in here.
+"""
+
+from typing import cast
+
+from django.conf import settings
+from django.contrib.auth import login
+from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path, reverse
+
+from prb_annotate.campaigns.joining import (
+    PROLIFIC_PARAMS,
+    RESUME_COOKIE_MAX_AGE,
+    RESUME_COOKIE_SALT,
+    BadJoinParameters,
+    ParticipantJoin,
+    ResumeRefused,
+    StudyIds,
+    join_as_participant,
+    participant_campaign_id,
+    resume_cookie_name,
+    study_ids,
+)
+from prb_annotate.campaigns.lifecycle import (
+    InvalidInvite,
+    InviteClosed,
+    InviteNeedsLogin,
+    join_by_invite,
+)
+from prb_annotate.models import Campaign, Membership
+
+
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    """Invite link. GET shows the campaign and a start button; POST joins.
+
+    Prolific appends ``PROLIFIC_PID``, ``STUDY_ID`` and ``SESSION_ID``; a participant who
+    arrives with them needs no account, one is made for them. Anyone else logs in first.
+    Joining is a POST so that a link opened by a crawler or a link preview changes nothing.
+    """
+    campaign = Campaign.objects.filter(invite_token=token).first()
+    if campaign is None:
+        raise Http404("No such invite.")
+    source = request.POST if request.method == "POST" else request.GET
+    user = _account_for(request, campaign)
+    if user is not None and _is_annotator(campaign, user.pk):
+        return redirect("annotate", campaign.pk)
+    if campaign.status == Campaign.Status.CLOSED:
+        return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
+    if user is not None:
+        return _join_with_account(request, campaign, token, user)
+    if not source.get("PROLIFIC_PID", "").strip():
+        return redirect_to_login(request.get_full_path())
+    try:
+        ids = study_ids(source)
+    except BadJoinParameters as error:
+        return _refused(request, campaign, str(error), status=400)
+    if request.method != "POST":
+        return _start_page(request, campaign, token, ids)
+    resume_key = request.get_signed_cookie(
+        resume_cookie_name(campaign), default="", salt=RESUME_COOKIE_SALT
+    )
+    try:
+        joined = join_as_participant(token, ids, resume_key=str(resume_key))
+    except (ResumeRefused, InvalidInvite) as error:
+        return _refused(request, campaign, str(error), status=403)
+    except InviteClosed:
+        return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
+    login(request, joined.membership.user, backend="django.contrib.auth.backends.ModelBackend")
+    response = redirect("annotate", campaign.pk)
+    _keep_resume_key(response, campaign, token, joined)
+    return response
+
+
+def _account_for(request: HttpRequest, campaign: Campaign) -> User | None:
+    """The logged-in account that may join this campaign, or None to join as a participant.
+
+    An account an invite link made for another campaign is not used here: this campaign's link
+    makes (or resumes) an account of its own, and logging that one in ends the other session.
+    """
+    if not request.user.is_authenticated:
+        return None
+    user = cast(User, request.user)
+    joined = participant_campaign_id(user)
+    if joined is not None and joined != campaign.pk:
+        return None
+    return user
+
+
+def _join_with_account(
+    request: HttpRequest, campaign: Campaign, token: str, user: User
+) -> HttpResponse:
+    if request.method != "POST":
+        return _start_page(request, campaign, token, None)
+    try:
+        membership = join_by_invite(token, user=user)
+    except InviteNeedsLogin:
+        return redirect_to_login(request.get_full_path())
+    except InviteClosed:
+        return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
+    except InvalidInvite as error:
+        raise Http404(str(error)) from error
+    if membership.role == Membership.Role.MANAGER:
+        return redirect("campaign_detail", campaign.pk)
+    return redirect("annotate", campaign.pk)
+
+
+def _start_page(
+    request: HttpRequest, campaign: Campaign, token: str, ids: StudyIds | None
+) -> HttpResponse:
+    values = (ids.participant_id, ids.study_id, ids.session_id) if ids else ("", "", "")
+    prolific = dict(zip(PROLIFIC_PARAMS, values, strict=True))
+    context = {"campaign": campaign, "prolific": prolific, "token": token}
+    return render(request, "prb_annotate/join.html", context)
+
+
+def _refused(
+    request: HttpRequest, campaign: Campaign, message: str, *, status: int
+) -> HttpResponse:
+    context = {"campaign": campaign, "message": message}
+    return render(request, "prb_annotate/join_refused.html", context, status=status)
+
+
+def _keep_resume_key(
+    response: HttpResponse, campaign: Campaign, token: str, joined: ParticipantJoin
+) -> None:
+    if joined.resume_key is None:
+        return
+    # Sent back only to this invite link, never readable by a script.
+    response.set_signed_cookie(
+        resume_cookie_name(campaign),
+        joined.resume_key,
+        salt=RESUME_COOKIE_SALT,
+        max_age=RESUME_COOKIE_MAX_AGE,
+        path=reverse("join", args=[token]),
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+
+
+def _is_annotator(campaign: Campaign, user_id: int) -> bool:
+    return Membership.objects.filter(
+        campaign=campaign, user_id=user_id, role=Membership.Role.ANNOTATOR
+    ).exists()
+
+
+urlpatterns = [
+    path("join/<str:token>/", join, name="join"),
+]
