@@ -128,6 +128,7 @@ class CampaignForm(forms.Form):
         label="Planned sample: price per annotation",
         required=False,
         min_value=0.0,
+        max_value=1_000_000.0,
         help_text="To see the cost of the plan.",
     )
 

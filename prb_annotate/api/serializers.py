@@ -220,8 +220,13 @@ class SampleTargetsSerializer(serializers.Serializer):
         default=0.0,
         help_text="Share of pairs expected to need one more annotator for a split vote.",
     )
+    # Bounded so that the cost (price x annotations) stays a finite JSON number.
     price_per_annotation = serializers.FloatField(
-        min_value=0.0, required=False, allow_null=True, help_text="For the cost of the plan."
+        min_value=0.0,
+        max_value=1_000_000.0,
+        required=False,
+        allow_null=True,
+        help_text="For the cost of the plan.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

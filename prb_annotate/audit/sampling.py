@@ -51,6 +51,9 @@ class PlanError(ValueError):
         self.message = message
 
 
+MAX_PRICE_PER_ANNOTATION = 1_000_000.0
+
+
 @dataclass(frozen=True)
 class PlanTargets:
     """What a manager asks of a planned sample. Half-widths are shares (0.05 = ±5 points)."""
@@ -76,8 +79,12 @@ class PlanTargets:
             raise PlanError("confidence", "must be at least 0.5 and below 1")
         if not 0.0 <= self.split_share <= 1.0:
             raise PlanError("split_share", "must be between 0 and 1")
-        if self.price_per_annotation is not None and self.price_per_annotation < 0:
-            raise PlanError("price_per_annotation", "must not be negative")
+        price = self.price_per_annotation
+        # Bounded so that the cost (price x annotations) stays a finite number.
+        if price is not None and not 0 <= price <= MAX_PRICE_PER_ANNOTATION:
+            raise PlanError(
+                "price_per_annotation", f"must be between 0 and {MAX_PRICE_PER_ANNOTATION:,.0f}"
+            )
 
 
 @dataclass(frozen=True)
