@@ -10,6 +10,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from prb_annotate.campaigns.assignment import occupying
+from prb_annotate.db.plainsql import db_time, fetch
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Membership
 
 
@@ -151,6 +152,98 @@ def _annotator_rows(campaign: Campaign, now: datetime) -> list[AnnotatorProgress
 def is_gold_correct(annotation: Annotation, expected: dict[str, str]) -> bool:
     """Whether the annotation gives every expected answer of a gold item."""
     return all(getattr(annotation, key, None) == value for key, value in expected.items())
+
+
+# One annotator's standing in one statement: their submitted items and reservations, and the
+# regular items that are not theirs, counted by what could still become of them for this
+# annotator. An item is "theirs" once they hold any row on it other than an expired one
+# (submitted, skipped or reserved): it never comes to them again as a new item.
+STANDING_SQL = """
+SELECT
+  (SELECT COUNT(*) FROM prb_annotate_assignment
+   WHERE campaign_id = %s AND annotator_id = %s AND status = 'submitted'),
+  (SELECT COUNT(*) FROM prb_annotate_assignment
+   WHERE campaign_id = %s AND annotator_id = %s AND status = 'reserved'),
+  COALESCE(SUM(CASE WHEN g.mine IS NULL
+                     AND COALESCE(g.occupied, 0) < %s + i.extra_annotations
+               THEN 1 ELSE 0 END), 0),
+  COALESCE(SUM(CASE WHEN g.mine IS NULL
+                     AND g.occupied >= %s + i.extra_annotations
+                     AND g.submitted < %s + i.extra_annotations
+               THEN 1 ELSE 0 END), 0)
+FROM prb_annotate_campaignitem i
+LEFT JOIN (
+    SELECT item_id,
+           SUM(CASE WHEN status = 'submitted' OR (status = 'reserved' AND expires_at > %s)
+               THEN 1 ELSE 0 END) AS occupied,
+           SUM(CASE WHEN status = 'submitted' THEN 1 ELSE 0 END) AS submitted,
+           MAX(CASE WHEN annotator_id = %s AND status <> 'expired' THEN 1 END) AS mine
+    FROM prb_annotate_assignment
+    WHERE campaign_id = %s
+    GROUP BY item_id
+) g ON g.item_id = i.id
+WHERE i.campaign_id = %s AND i.kind = 'regular'
+"""
+
+
+@dataclass(frozen=True)
+class AnnotatorStanding:
+    """Where one annotator stands in a campaign, as their own pages show it.
+
+    ``available`` is what they can reach from here: what they did, the item in hand and the
+    regular items with a free slot for them now (capped by the quota). It can shrink while
+    they work, as others fill the open items; it never counts an item twice.
+    """
+
+    done: int  # items they submitted, gold ones included
+    in_hand: bool  # they hold a reservation (the item on their page)
+    open_items: int  # regular items not theirs with a free slot now
+    held_items: int  # regular items not theirs, incomplete, every free slot reserved by others
+    quota: int | None
+
+    @property
+    def quota_reached(self) -> bool:
+        return self.quota is not None and self.done >= self.quota
+
+    @property
+    def available(self) -> int:
+        reachable = self.done + int(self.in_hand) + self.open_items
+        return reachable if self.quota is None else min(self.quota, reachable)
+
+    @property
+    def finished(self) -> bool:
+        """Nothing will ever come to them again: the quota is reached, or every item is done
+        by them, skipped by them, or complete with others' answers."""
+        if self.quota_reached:
+            return True
+        return not self.in_hand and not self.open_items and not self.held_items
+
+    @property
+    def waiting(self) -> bool:
+        """Nothing for them now, but others hold the last free slots: a reservation that runs
+        out sends its item back to the queue, so checking back may find work."""
+        return not self.finished and not self.in_hand and not self.open_items
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.done / self.available if self.available else 100.0
+
+
+def annotator_standing(
+    campaign: Campaign, user: User, *, now: datetime | None = None
+) -> AnnotatorStanding:
+    now = now or timezone.now()
+    target = campaign.annotations_per_pair
+    who = [campaign.pk, user.pk]
+    params = [*who, *who, target, target, target, db_time(now), user.pk, campaign.pk, campaign.pk]
+    done, reserved, open_items, held_items = fetch(STANDING_SQL, params)[0]
+    return AnnotatorStanding(
+        done=int(done),
+        in_hand=bool(reserved),
+        open_items=int(open_items),
+        held_items=int(held_items),
+        quota=campaign.quota_per_annotator,
+    )
 
 
 def annotator_progress(campaign: Campaign, user: User) -> tuple[int, int | None]:

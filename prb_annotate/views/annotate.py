@@ -8,6 +8,7 @@ order of ``assignment.chosen_position`` and never says which one the dataset cho
 
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, cast
 
 from django.contrib import messages
@@ -15,6 +16,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
@@ -35,11 +37,16 @@ from prb_annotate.campaigns.lifecycle import (
     InviteClosed,
     InviteNeedsLogin,
     join_by_invite,
-    quota_done,
 )
-from prb_annotate.campaigns.progress import annotator_progress
-from prb_annotate.forms import choice_questions, question_names, rating_questions
-from prb_annotate.models import Assignment, Campaign, Membership
+from prb_annotate.campaigns.progress import annotator_standing
+from prb_annotate.forms import (
+    PAGE_KEYS,
+    answer_summary,
+    choice_questions,
+    question_names,
+    rating_questions,
+)
+from prb_annotate.models import Annotation, Assignment, Campaign, Membership
 
 SKIP_REASONS = [
     "I cannot judge this topic",
@@ -78,23 +85,18 @@ def _render_item(
 ) -> HttpResponse:
     errors = errors or {}
     text_a, text_b = responses_ab(assignment)
-    done, quota = annotator_progress(campaign, _user(request))
+    standing = annotator_standing(campaign, _user(request))
     known = question_names(campaign)
     general_errors = [message for field, message in errors.items() if field not in known]
-    recent = (
-        Assignment.objects.filter(
-            campaign=campaign, annotator_id=request.user.pk, status=Assignment.Status.SUBMITTED
-        )
-        .select_related("item__pair")
-        .order_by("-submitted_at")[:RECENT_ANSWERS_SHOWN]
-    )
+    recent = _recent_answers(campaign, _user(request))
     context: dict[str, Any] = {
         "campaign": campaign,
         "assignment": assignment,
         "pair": assignment.item.pair,
-        "responses": [
-            ("A", text_a, rating_questions(campaign, "A", values, errors)),
-            ("B", text_b, rating_questions(campaign, "B", values, errors)),
+        "responses": [("A", text_a), ("B", text_b)],
+        "ratings": [
+            ("A", rating_questions(campaign, "A", values, errors)),
+            ("B", rating_questions(campaign, "B", values, errors)),
         ],
         "choices": choice_questions(values, errors),
         "comment": values.get("comment", ""),
@@ -106,14 +108,95 @@ def _render_item(
         # stored once; a new page is a new submit.
         "client_token": uuid.uuid4().hex,
         "is_revision": assignment.status == Assignment.Status.SUBMITTED,
-        "done": done,
-        "quota": quota,
+        "standing": standing,
+        "done": standing.done,
+        "quota": standing.quota,
         "scale_low": 1,
         "scale_high": campaign.rating_scale_max,
         "skip_reasons": SKIP_REASONS,
         "recent": recent,
+        "previous": _previous_item(campaign, _user(request), assignment, recent),
+        "page_keys": PAGE_KEYS,
     }
     return render(request, "prb_annotate/annotate.html", context, status=status)
+
+
+@dataclass(frozen=True)
+class RecentAnswer:
+    """A submitted item as the recent list shows it: its answers as the annotator saw them."""
+
+    assignment_id: int
+    external_id: str
+    question: str
+    submitted_at: Any
+    summary: str
+
+
+def _recent_answers(campaign: Campaign, user: User) -> list[RecentAnswer]:
+    """The annotator's last submitted items, newest first, with their current answers: one
+    query, reading only the columns the list shows (never the two long answers)."""
+    rows = (
+        Annotation.objects.filter(
+            is_current=True,
+            assignment__campaign=campaign,
+            assignment__annotator=user,
+            assignment__status=Assignment.Status.SUBMITTED,
+        )
+        .select_related("assignment__item__pair")
+        .only(*RECENT_COLUMNS)
+        .order_by("-assignment__submitted_at", "-assignment_id")[:RECENT_ANSWERS_SHOWN]
+    )
+    return [
+        RecentAnswer(
+            assignment_id=row.assignment_id,
+            external_id=row.assignment.item.pair.external_id,
+            question=row.assignment.item.pair.question,
+            submitted_at=row.assignment.submitted_at,
+            summary=answer_summary(campaign, form_values(row, row.assignment)),
+        )
+        for row in rows
+    ]
+
+
+RECENT_COLUMNS = (
+    "quality_chosen",
+    "quality_rejected",
+    "rubric_fit",
+    "differentiator",
+    "confidence",
+    "comment",
+    "flagged",
+    "assignment__chosen_position",
+    "assignment__submitted_at",
+    "assignment__item__pair__external_id",
+    "assignment__item__pair__question",
+)
+
+
+def _previous_item(
+    campaign: Campaign, user: User, shown: Assignment, recent: list[RecentAnswer]
+) -> int | None:
+    """The item submitted just before the one shown (the newest one when the shown item is
+    new): what "go back" reopens. Revisions keep their first submit time, so going back and
+    forth walks one fixed order."""
+    if shown.status != Assignment.Status.SUBMITTED:
+        return recent[0].assignment_id if recent else None
+    ids = [row.assignment_id for row in recent]
+    if shown.pk in ids[:-1]:
+        return ids[ids.index(shown.pk) + 1]
+    earlier = (
+        Assignment.objects.filter(
+            campaign=campaign, annotator=user, status=Assignment.Status.SUBMITTED
+        )
+        .filter(
+            Q(submitted_at__lt=shown.submitted_at)
+            | Q(submitted_at=shown.submitted_at, pk__lt=shown.pk)
+        )
+        .order_by("-submitted_at", "-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    return earlier
 
 
 @login_required
@@ -122,10 +205,8 @@ def annotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = annotator_membership_or_404(request.user, campaign_id).campaign
     if not campaign.is_active:
         return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
-    user = _user(request)
-    if quota_done(campaign, user):
-        return redirect("annotate_done", campaign.pk)
-    assignment = next_assignment(campaign, user)
+    # next_assignment answers None once the quota is reached, so no count is needed here.
+    assignment = next_assignment(campaign, _user(request))
     if assignment is None:
         return redirect("annotate_done", campaign.pk)
     return _render_item(request, campaign, assignment, values={})
@@ -199,20 +280,22 @@ def annotate_guidelines(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 @login_required
 def annotate_done(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Completion: the quota is done (then on to ``completion_url``), or nothing is left now."""
+    """Nothing to annotate now: finished (quota reached, or every pair is done by this annotator
+    or complete with others' answers), or waiting for the last pairs others hold."""
     campaign = annotator_membership_or_404(request.user, campaign_id).campaign
-    user = _user(request)
-    done, quota = annotator_progress(campaign, user)
-    finished = quota_done(campaign, user)
+    standing = annotator_standing(campaign, _user(request))
     context = {
         "campaign": campaign,
-        "done": done,
-        "quota": quota,
-        "finished": finished,
-        # Without a quota, an empty queue is the only end there is: offer the link, but do
-        # not send the annotator away on their own since items may come back.
-        "completion_url": campaign.completion_url if finished or quota is None else "",
-        "redirect_now": bool(campaign.completion_url) and finished,
+        "standing": standing,
+        "done": standing.done,
+        "quota": standing.quota,
+        "finished": standing.finished,
+        # Without a quota, the end of the queue is the only end there is: offer the link, but
+        # send the annotator on by themselves only when the quota is reached.
+        "completion_url": campaign.completion_url
+        if standing.finished or standing.quota is None
+        else "",
+        "redirect_now": bool(campaign.completion_url) and standing.quota_reached,
     }
     return render(request, "prb_annotate/done.html", context)
 

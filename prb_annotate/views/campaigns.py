@@ -75,6 +75,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 reservation_minutes=data["reservation_minutes"],
                 quota_per_annotator=data["quota_per_annotator"],
                 completion_url=data["completion_url"],
+                show_timer=data["show_timer"],
             )
         except (ValidationError, ValueError) as error:
             form.add_error(None, _error_text(error))
