@@ -250,6 +250,13 @@
       trySubmit();
       return;
     }
+    if (event.key === "Tab" && !event.ctrlKey && !event.altKey && !event.metaKey &&
+        panel.classList.contains("is-compact") && groupOf(target)) {
+      // The compact bar shows one question: Tab moves to the next one, not past the hidden ones.
+      event.preventDefault();
+      step(event.shiftKey ? -1 : 1);
+      return;
+    }
     if (isTyping(target)) {
       if (event.key === "Escape") {
         event.preventDefault();
