@@ -9,7 +9,7 @@ from django.utils import timezone
 from prb_annotate.campaigns.annotating import parse_submission, skip, submit
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.progress import annotator_standing
-from prb_annotate.models import Assignment
+from prb_annotate.models import Assignment, CampaignItem
 from tests.pages_support import active_campaign, form_answers, reserve, submit_url
 
 
@@ -156,3 +156,26 @@ def test_it_singularizes_one_past_post(dataset, annotator, login) -> None:
     campaign = active_campaign(dataset, annotator)
     html = login(annotator).get(reverse("annotate", args=[campaign.pk])).content.decode()
     assert "(1 past post)" in html
+
+
+def test_it_counts_pairs_whose_target_the_audit_raised(dataset, annotator, other_annotator) -> None:
+    """k = 1: a pair bob answered is full, until the audit asks for one more annotation."""
+    campaign = active_campaign(dataset, annotator, other_annotator)
+    campaign.annotations_per_pair = 1
+    campaign.save(update_fields=["annotations_per_pair"])
+    answered = next_assignment(campaign, other_annotator)
+    assert answered is not None
+    data = form_answers(campaign, client_token="bob-1")
+    submit(
+        answered.pk,
+        other_annotator,
+        parse_submission(data, assignment=answered).answers,
+        client_token="bob-1",
+    )
+    held = next_assignment(campaign, other_annotator)
+    assert held is not None
+    standing = annotator_standing(campaign, annotator)
+    assert (standing.open_items, standing.held_items) == (10, 1)
+    CampaignItem.objects.filter(pk__in=[answered.item_id, held.item_id]).update(extra_annotations=1)
+    standing = annotator_standing(campaign, annotator)
+    assert (standing.open_items, standing.held_items) == (12, 0)
