@@ -172,8 +172,8 @@ _GROUPED = """
     WHERE campaign_id = %s
       AND (status = 'submitted' OR (status = 'reserved' AND expires_at > %s)
            OR (annotator_id = %s AND status <> 'expired'))
-      AND item_id {which} (SELECT id FROM prb_annotate_campaignitem
-                           WHERE campaign_id = %s AND {items})
+      AND item_id NOT IN (SELECT id FROM prb_annotate_campaignitem
+                          WHERE campaign_id = %s AND (kind <> 'regular' OR extra_annotations > 0))
     GROUP BY item_id
 """
 # S608: the f-string only joins the constant texts above; every value is a parameter.
@@ -192,15 +192,25 @@ SELECT
 FROM (
     SELECT COUNT(*) AS full_items,
            COALESCE(SUM(CASE WHEN g.submitted < %s THEN 1 ELSE 0 END), 0) AS held_items
-    FROM ({_GROUPED.format(which="NOT IN", items="(kind <> 'regular' OR extra_annotations > 0)")}) g
+    FROM ({_GROUPED}) g
     WHERE g.mine = 0 AND g.occupied >= %s
 ) plain CROSS JOIN (
     SELECT COUNT(*) AS full_items,
-           COALESCE(SUM(CASE WHEN g.submitted < %s + i.extra_annotations THEN 1 ELSE 0 END), 0)
-               AS held_items
-    FROM ({_GROUPED.format(which="IN", items="kind = 'regular' AND extra_annotations > 0")}) g
-    JOIN prb_annotate_campaignitem i ON i.id = g.item_id
-    WHERE g.mine = 0 AND g.occupied >= %s + i.extra_annotations
+           COALESCE(SUM(CASE WHEN r.submitted < %s + r.extra THEN 1 ELSE 0 END), 0) AS held_items
+    FROM (
+        SELECT i.extra_annotations AS extra,
+               SUM(CASE WHEN a.status = 'submitted'
+                             OR (a.status = 'reserved' AND a.expires_at > %s)
+                   THEN 1 ELSE 0 END) AS occupied,
+               SUM(CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END) AS submitted,
+               MAX(CASE WHEN a.annotator_id = %s AND a.status <> 'expired' THEN 1 ELSE 0 END)
+                   AS mine
+        FROM prb_annotate_campaignitem i
+        JOIN prb_annotate_assignment a ON a.item_id = i.id
+        WHERE i.campaign_id = %s AND i.kind = 'regular' AND i.extra_annotations > 0
+        GROUP BY i.id, i.extra_annotations
+    ) r
+    WHERE r.mine = 0 AND r.occupied >= %s + r.extra
 ) raised
 """  # noqa: S608
 
@@ -254,7 +264,7 @@ def annotator_standing(
     now = now or timezone.now()
     k, when, me, here = campaign.annotations_per_pair, db_time(now), user.pk, campaign.pk
     grouped = [when, me, here, when, me, here]
-    params = [here, me, here, me, here, here, me, k, *grouped, k, k, *grouped, k]
+    params = [here, me, here, me, here, here, me, k, *grouped, k, k, when, me, here, k]
     done, reserved, regular, theirs, full, held, full_raised, held_raised = fetch(
         STANDING_SQL, params
     )[0]
