@@ -179,3 +179,11 @@ def test_it_counts_pairs_whose_target_the_audit_raised(dataset, annotator, other
     CampaignItem.objects.filter(pk__in=[answered.item_id, held.item_id]).update(extra_annotations=1)
     standing = annotator_standing(campaign, annotator)
     assert (standing.open_items, standing.held_items) == (12, 0)
+
+
+def test_it_sends_back_to_work_when_pairs_are_open_again(dataset, annotator, login) -> None:
+    """The completion page opened while pairs are open (a reservation ran out meanwhile)."""
+    campaign = active_campaign(dataset, annotator)
+    html = login(annotator).get(reverse("annotate_done", args=[campaign.pk])).content.decode()
+    assert 'data-state="open"' in html
+    assert "Continue annotating" in html

@@ -282,6 +282,11 @@ def test_it_does_what_each_listed_key_says_from_any_focus_state(
     assert page.is_checked(f"input[name={first}][value='2']")
     assert page.evaluate("document.querySelector('fieldset.is-active input').name") == first
 
+    # Enter elsewhere than on an answer says what it would take.
+    page.evaluate(FOCUS_STATES["nothing"])
+    page.keyboard.press("Enter")
+    assert "Ctrl+Enter submits from anywhere" in (page.text_content("#key-message") or "")
+
     # Enter on an answer submits; Ctrl+Enter submits from every focus state, the comment too.
     comment = "document.getElementById('id_comment').focus()"
     states = [*focus_states(viewport).values(), comment]

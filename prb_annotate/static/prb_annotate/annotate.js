@@ -274,6 +274,8 @@
           target.matches("input[type=radio], input[type=checkbox]")) {
         event.preventDefault();
         trySubmit();
+      } else if (target === document.body || target.classList.contains("response-text")) {
+        say("Enter submits from an answer; Ctrl+Enter submits from anywhere.");
       }
       return;
     }
