@@ -187,3 +187,21 @@ def test_it_sends_back_to_work_when_pairs_are_open_again(dataset, annotator, log
     html = login(annotator).get(reverse("annotate_done", args=[campaign.pk])).content.decode()
     assert 'data-state="open"' in html
     assert "Continue annotating" in html
+
+
+def test_it_may_show_others_work_a_little_late_on_the_item_page(
+    dataset, annotator, other_annotator
+) -> None:
+    """The campaign-wide count of full pairs may come from a copy a few seconds old; the
+    annotator's own figures never do."""
+    campaign = active_campaign(dataset, annotator, other_annotator)
+    campaign.annotations_per_pair = 1
+    campaign.save(update_fields=["annotations_per_pair"])
+    assert annotator_standing(campaign, annotator).open_items == 12  # counted afresh, kept
+    held = next_assignment(campaign, other_annotator)
+    assert held is not None
+    mine = next_assignment(campaign, annotator)
+    assert mine is not None
+    late = annotator_standing(campaign, annotator, fresh=False)
+    assert (late.in_hand, late.open_items) == (True, 11)  # bob's pair not yet seen as full
+    assert annotator_standing(campaign, annotator).open_items == 10

@@ -85,7 +85,8 @@ def _render_item(
 ) -> HttpResponse:
     errors = errors or {}
     text_a, text_b = responses_ab(assignment)
-    standing = annotator_standing(campaign, _user(request))
+    # The page may show others' progress a few seconds late: see annotator_standing.
+    standing = annotator_standing(campaign, _user(request), fresh=False)
     known = question_names(campaign)
     general_errors = [message for field, message in errors.items() if field not in known]
     recent = _recent_answers(campaign, _user(request))
