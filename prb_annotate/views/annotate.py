@@ -16,7 +16,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
-from django.db.models import Q
+from django.db.models import FilteredRelation, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
@@ -135,42 +135,54 @@ class RecentAnswer:
 
 def _recent_answers(campaign: Campaign, user: User) -> list[RecentAnswer]:
     """The annotator's last submitted items, newest first, with their current answers: one
-    query, reading only the columns the list shows (never the two long answers)."""
+    query, through the annotator's own rows (an index range), reading only the columns the list
+    shows (never the two long answers)."""
+    current = FilteredRelation("annotations", condition=Q(annotations__is_current=True))
     rows = (
-        Annotation.objects.filter(
-            is_current=True,
-            assignment__campaign=campaign,
-            assignment__annotator=user,
-            assignment__status=Assignment.Status.SUBMITTED,
+        Assignment.objects.filter(
+            campaign=campaign, annotator=user, status=Assignment.Status.SUBMITTED
         )
-        .select_related("assignment__item__pair")
-        .only(*RECENT_COLUMNS)
-        .order_by("-assignment__submitted_at", "-assignment_id")[:RECENT_ANSWERS_SHOWN]
+        .annotate(current=current)
+        .order_by("-submitted_at", "-pk")
+        .values(*RECENT_COLUMNS)[:RECENT_ANSWERS_SHOWN]
     )
-    return [
-        RecentAnswer(
-            assignment_id=row.assignment_id,
-            external_id=row.assignment.item.pair.external_id,
-            question=row.assignment.item.pair.question,
-            submitted_at=row.assignment.submitted_at,
-            summary=answer_summary(campaign, form_values(row, row.assignment)),
+    recent = []
+    for row in rows:
+        annotation = Annotation(
+            quality_chosen=row["current__quality_chosen"] or {},
+            quality_rejected=row["current__quality_rejected"] or {},
+            rubric_fit=row["current__rubric_fit"] or "",
+            differentiator=row["current__differentiator"] or "",
+            confidence=row["current__confidence"] or "",
+            comment=row["current__comment"] or "",
+            flagged=bool(row["current__flagged"]),
         )
-        for row in rows
-    ]
+        seen = Assignment(chosen_position=row["chosen_position"])
+        recent.append(
+            RecentAnswer(
+                assignment_id=row["pk"],
+                external_id=row["item__pair__external_id"],
+                question=row["item__pair__question"],
+                submitted_at=row["submitted_at"],
+                summary=answer_summary(campaign, form_values(annotation, seen)),
+            )
+        )
+    return recent
 
 
 RECENT_COLUMNS = (
-    "quality_chosen",
-    "quality_rejected",
-    "rubric_fit",
-    "differentiator",
-    "confidence",
-    "comment",
-    "flagged",
-    "assignment__chosen_position",
-    "assignment__submitted_at",
-    "assignment__item__pair__external_id",
-    "assignment__item__pair__question",
+    "pk",
+    "chosen_position",
+    "submitted_at",
+    "item__pair__external_id",
+    "item__pair__question",
+    "current__quality_chosen",
+    "current__quality_rejected",
+    "current__rubric_fit",
+    "current__differentiator",
+    "current__confidence",
+    "current__comment",
+    "current__flagged",
 )
 
 
