@@ -40,7 +40,6 @@ from prb_annotate.campaigns.lifecycle import (
 )
 from prb_annotate.campaigns.progress import annotator_standing
 from prb_annotate.forms import (
-    PAGE_KEYS,
     answer_summary,
     choice_questions,
     question_names,
@@ -117,7 +116,6 @@ def _render_item(
         "skip_reasons": SKIP_REASONS,
         "recent": recent,
         "previous": _previous_item(campaign, _user(request), assignment, recent),
-        "page_keys": PAGE_KEYS,
     }
     return render(request, "prb_annotate/annotate.html", context, status=status)
 
