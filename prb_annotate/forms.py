@@ -85,6 +85,11 @@ class CampaignForm(forms.Form):
         min_value=1,
         help_text="Items each annotator does before the completion page; empty for no limit.",
     )
+    show_timer = forms.BooleanField(
+        label="Show a timer to annotators",
+        required=False,
+        help_text="A running clock of the time spent on the current item, on the annotation page.",
+    )
     completion_url = forms.URLField(
         label="Completion URL",
         required=False,
@@ -183,16 +188,32 @@ class AddMemberForm(forms.Form):
 
 # --- The annotation page --------------------------------------------------------------------
 
-# (value, label, shortcut letter). Letters are unique within a question and avoid the page-wide
-# shortcuts (c, f, g, s, ?) so that a key never means two things at once.
+# (value, label, shortcut letter). Every letter is unique on the whole page and none is one of
+# the page's own shortcuts (PAGE_KEYS), so a letter means one thing whatever question is
+# highlighted: it answers its own question from anywhere on the page.
 RUBRIC_FIT_CHOICES = [("A", "Response A", "a"), ("B", "Response B", "b"), ("tie", "Tie", "t")]
 DIFFERENTIATOR_CHOICES = [
     ("preference", "Personal preference", "p"),
     ("quality", "General quality", "q"),
-    ("both", "Both", "b"),
+    ("both", "Both", "o"),
     ("none", "No real difference", "n"),
 ]
 CONFIDENCE_CHOICES = [("low", "Low", "l"), ("medium", "Medium", "m"), ("high", "High", "h")]
+# The page's own keys (annotate.js acts on them; the on-page list names them).
+PAGE_KEYS = {
+    "c": "write a comment",
+    "f": "flag the item as unusable",
+    "g": "open the guidelines",
+    "r": "reopen the previous item to revise it",
+    "s": "skip this item",
+    "?": "show the shortcuts",
+}
+SUMMARY_WORDS = {
+    "preference": "preference",
+    "quality": "quality",
+    "both": "both",
+    "none": "no real difference",
+}
 
 
 @dataclass(frozen=True)
@@ -209,6 +230,7 @@ class Question:
     label: str
     choices: list[Choice]
     error: str = ""
+    short_label: str = ""  # as the shortcut list names the question
 
 
 def _question(
@@ -217,10 +239,11 @@ def _question(
     options: list[tuple[str, str, str]],
     values: Mapping[str, str],
     errors: Mapping[str, str],
+    short_label: str = "",
 ) -> Question:
     current = values.get(name, "")
     choices = [Choice(value, text, key, value == current) for value, text, key in options]
-    return Question(name, label, choices, errors.get(name, ""))
+    return Question(name, label, choices, errors.get(name, ""), short_label)
 
 
 def rating_questions(
@@ -242,6 +265,7 @@ def choice_questions(values: Mapping[str, str], errors: Mapping[str, str]) -> li
             RUBRIC_FIT_CHOICES,
             values,
             errors,
+            "better fit",
         ),
         _question(
             "differentiator",
@@ -249,9 +273,39 @@ def choice_questions(values: Mapping[str, str], errors: Mapping[str, str]) -> li
             DIFFERENTIATOR_CHOICES,
             values,
             errors,
+            "main difference",
         ),
-        _question("confidence", "How confident are you?", CONFIDENCE_CHOICES, values, errors),
+        _question(
+            "confidence", "How confident are you?", CONFIDENCE_CHOICES, values, errors, "confidence"
+        ),
     ]
+
+
+def answer_keys() -> list[str]:
+    """Every letter the page gives an answer or an action, in page order (one each)."""
+    options = [*RUBRIC_FIT_CHOICES, *DIFFERENTIATOR_CHOICES, *CONFIDENCE_CHOICES]
+    return [key for _, _, key in options] + list(PAGE_KEYS)
+
+
+def answer_summary(campaign: Campaign, values: Mapping[str, str]) -> str:
+    """Answers as the annotator gave them, in one line: "A 5·4·3, B 2·2·2; fits A; ..."."""
+    criteria = campaign.quality_criteria
+    ratings = [
+        f"{side} " + "·".join(values.get(f"quality_{side}_{c}", "?") for c in criteria)
+        for side in "AB"
+    ]
+    fit = values.get("rubric_fit", "")
+    parts = [
+        ", ".join(ratings),
+        "tie" if fit == "tie" else f"fits {fit}",
+        SUMMARY_WORDS.get(values.get("differentiator", ""), ""),
+        f"{values.get('confidence', '')} confidence",
+    ]
+    if values.get("flagged"):
+        parts.append("flagged")
+    if values.get("comment"):
+        parts.append("commented")
+    return "; ".join(part for part in parts if part)
 
 
 def question_names(campaign: Campaign) -> set[str]:

@@ -148,6 +148,9 @@ def test_it_skips_and_reports_progress(campaign: Campaign) -> None:
         "quota": 3,
         "quota_done": False,
         "completion_url": "",
+        "available": 3,
+        "finished": False,
+        "waiting": False,
     }
     first = post_json(client, next_url(campaign)).json()["assignment"]
     skipped = post_json(client, reverse("api_skip", args=[first]), {"reason": "unreadable"})
@@ -165,6 +168,7 @@ def test_it_skips_and_reports_progress(campaign: Campaign) -> None:
     assert progress["done"] == 3
     assert progress["quota_done"] is True
     assert progress["completion_url"] == "https://example.org/done"
+    assert (progress["available"], progress["finished"], progress["waiting"]) == (3, True, False)
 
 
 def test_it_answers_204_when_the_campaign_is_paused(campaign: Campaign) -> None:

@@ -178,7 +178,9 @@ def test_it_shows_progress_against_the_quota(dataset, annotator, login) -> None:
     client.post(submit_url(assignment), form_answers(campaign))
     response = client.get(reverse("annotate", args=[campaign.pk]))
     assert (response.context["done"], response.context["quota"]) == (1, 5)
-    assert "<strong>1</strong> of 5 done" in response.content.decode()
+    html = response.content.decode()
+    assert '<strong class="progress-done">1</strong> done of' in html
+    assert '<strong class="progress-available">5</strong> available to you' in html
 
 
 def test_it_renders_hostile_text_inert(dataset, annotator, login) -> None:

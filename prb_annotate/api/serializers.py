@@ -149,6 +149,7 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "seed",
             "quota_per_annotator",
             "completion_url",
+            "show_timer",
             "invite_token",
             "created_by",
             "created_at",

@@ -82,3 +82,13 @@ class MyProgressSerializer(serializers.Serializer):
     quota = serializers.IntegerField(allow_null=True)
     quota_done = serializers.BooleanField()
     completion_url = serializers.CharField(allow_blank=True)
+    available = serializers.IntegerField(
+        help_text="Items done, in hand and open to this annotator now (at most the quota)."
+    )
+    finished = serializers.BooleanField(
+        help_text="Nothing will come to this annotator again: quota reached, or every pair "
+        "done by them or complete."
+    )
+    waiting = serializers.BooleanField(
+        help_text="Nothing now, but others hold the last pairs; they may come back."
+    )

@@ -3,7 +3,7 @@
 POST /api/campaigns/<id>/next/          the current reservation (200) or 204 when none is left
 POST /api/assignments/<id>/submit/      201 saved, 200 replay of the same client token
 POST /api/assignments/<id>/skip/        the skipped assignment
-GET  /api/campaigns/<id>/my-progress/   items done and the quota
+GET  /api/campaigns/<id>/my-progress/   items done, available, the quota, finished or waiting
 
 Errors are 4xx with the API's error body (``{"detail": ..., "errors": {field: [messages]}}``),
 never 500: 400 for a bad form, 409 when the pair is full, the campaign is not active or the
@@ -38,7 +38,7 @@ from prb_annotate.api.errors import error_body
 from prb_annotate.api.schema import ErrorSerializer
 from prb_annotate.campaigns.annotating import SubmitError, skip, submit_form
 from prb_annotate.campaigns.assignment import next_assignment_by_id, responses_ab
-from prb_annotate.campaigns.progress import annotator_progress
+from prb_annotate.campaigns.progress import annotator_standing
 from prb_annotate.db.plainsql import whole_request_transaction
 from prb_annotate.models import Assignment, Membership
 
@@ -169,16 +169,19 @@ def skip_item(request: Request, assignment_id: int) -> Response:
 @api_view(["GET"])
 def my_progress(request: Request, campaign_id: int) -> Response:
     campaign = annotator_campaign_or_404(request.user, campaign_id)
-    done, quota = annotator_progress(campaign, _user(request))
-    quota_done = quota is not None and done >= quota
+    standing = annotator_standing(campaign, _user(request))
+    quota_done = standing.quota_reached
     return Response(
         {
             "campaign": campaign.pk,
             "status": campaign.status,
-            "done": done,
-            "quota": quota,
+            "done": standing.done,
+            "quota": standing.quota,
             "quota_done": quota_done,
             "completion_url": campaign.completion_url if quota_done else "",
+            "available": standing.available,
+            "finished": standing.finished,
+            "waiting": standing.waiting,
         }
     )
 

@@ -41,6 +41,7 @@ CAMPAIGN_SETTINGS = frozenset(
         "min_gold_accuracy",
         "quota_per_annotator",
         "completion_url",
+        "show_timer",
     }
 )
 

@@ -1,6 +1,8 @@
 """How far a campaign has come: counts are queries over assignment and annotation rows."""
 
 import statistics
+import threading
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
@@ -10,6 +12,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from prb_annotate.campaigns.assignment import occupying
+from prb_annotate.db.plainsql import db_time, fetch
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Membership
 
 
@@ -151,6 +154,167 @@ def _annotator_rows(campaign: Campaign, now: datetime) -> list[AnnotatorProgress
 def is_gold_correct(annotation: Annotation, expected: dict[str, str]) -> bool:
     """Whether the annotation gives every expected answer of a gold item."""
     return all(getattr(annotation, key, None) == value for key, value in expected.items())
+
+
+# An annotator's standing. An item is *theirs* once they hold any row on it other than an
+# expired one (submitted, skipped or reserved): it never comes to them again as a new item. The
+# regular items that are not theirs are either *full* (every slot taken by submitted answers and
+# live reservations) or open to them: open = all - theirs - (full - full and theirs).
+#
+# The annotator's own figures are read through their own rows (an index range each). The number
+# of full items is campaign-wide, the same for every annotator, and it is the one figure that
+# grows with the campaign: it groups every row that occupies a slot. The annotation page may
+# take it from a per-process copy up to FULL_ITEMS_TTL_S old (the bar's "available" then lags
+# others' work by that much); the completion and home pages always count afresh.
+OWN_SQL = """
+SELECT
+  (SELECT COUNT(*) FROM prb_annotate_assignment
+   WHERE campaign_id = %s AND annotator_id = %s AND status = 'submitted'),
+  (SELECT COUNT(*) FROM prb_annotate_assignment
+   WHERE campaign_id = %s AND annotator_id = %s AND status = 'reserved'),
+  (SELECT COUNT(*) FROM prb_annotate_campaignitem WHERE campaign_id = %s AND kind = 'regular'),
+  (SELECT COUNT(*) FROM prb_annotate_assignment a
+   JOIN prb_annotate_campaignitem i ON i.id = a.item_id
+   WHERE a.campaign_id = %s AND a.annotator_id = %s AND a.status <> 'expired'
+     AND i.kind = 'regular'),
+  tf.full_items, tf.held_items
+FROM (
+    SELECT COUNT(*) AS full_items,
+           COALESCE(SUM(CASE WHEN t.submitted < %s + t.extra THEN 1 ELSE 0 END), 0) AS held_items
+    FROM (
+        SELECT i.extra_annotations AS extra,
+               SUM(CASE WHEN o.status = 'submitted' THEN 1 ELSE 0 END) AS submitted
+        FROM prb_annotate_assignment m
+        JOIN prb_annotate_campaignitem i ON i.id = m.item_id
+        JOIN prb_annotate_assignment o ON o.item_id = m.item_id
+        WHERE m.campaign_id = %s AND m.annotator_id = %s AND m.status <> 'expired'
+          AND i.kind = 'regular'
+          AND (o.status = 'submitted' OR (o.status = 'reserved' AND o.expires_at > %s))
+        GROUP BY m.item_id, i.extra_annotations
+        HAVING COUNT(*) >= %s + i.extra_annotations
+    ) t
+) tf
+"""
+# Full regular items and, among them, those still short of submitted answers (some slots held
+# by live reservations). Items whose target the audit raised are few and read from their item
+# rows; joining every group to its item instead would cost more than all the rest.
+FULL_SQL = """
+SELECT plain.full_items, plain.held_items, raised.full_items, raised.held_items
+FROM (
+    SELECT COUNT(*) AS full_items,
+           COALESCE(SUM(CASE WHEN g.submitted < %s THEN 1 ELSE 0 END), 0) AS held_items
+    FROM (
+        SELECT item_id,
+               COUNT(*) AS occupied,
+               SUM(CASE WHEN status = 'submitted' THEN 1 ELSE 0 END) AS submitted
+        FROM prb_annotate_assignment
+        WHERE campaign_id = %s
+          AND (status = 'submitted' OR (status = 'reserved' AND expires_at > %s))
+          AND item_id NOT IN (
+              SELECT id FROM prb_annotate_campaignitem
+              WHERE campaign_id = %s AND (kind <> 'regular' OR extra_annotations > 0))
+        GROUP BY item_id
+    ) g
+    WHERE g.occupied >= %s
+) plain CROSS JOIN (
+    SELECT COUNT(*) AS full_items,
+           COALESCE(SUM(CASE WHEN r.submitted < %s + r.extra THEN 1 ELSE 0 END), 0) AS held_items
+    FROM (
+        SELECT i.extra_annotations AS extra,
+               SUM(CASE WHEN a.status = 'submitted'
+                             OR (a.status = 'reserved' AND a.expires_at > %s)
+                   THEN 1 ELSE 0 END) AS occupied,
+               SUM(CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END) AS submitted
+        FROM prb_annotate_campaignitem i
+        JOIN prb_annotate_assignment a ON a.item_id = i.id
+        WHERE i.campaign_id = %s AND i.kind = 'regular' AND i.extra_annotations > 0
+        GROUP BY i.id, i.extra_annotations
+    ) r
+    WHERE r.occupied >= %s + r.extra
+) raised
+"""
+FULL_ITEMS_TTL_S = 15.0
+# (campaign id, invite token, k) -> (monotonic time, full items, held items). The invite token
+# is random per campaign, so an id reused by another database never finds a stale copy.
+_full_items: dict[tuple[int, str, int], tuple[float, int, int]] = {}
+_full_items_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class AnnotatorStanding:
+    """Where one annotator stands in a campaign, as their own pages show it.
+
+    ``available`` is what they can reach from here: what they did, the item in hand and the
+    regular items with a free slot for them now (capped by the quota). It can shrink while
+    they work, as others fill the open items; it never counts an item twice.
+    """
+
+    done: int  # items they submitted, gold ones included
+    in_hand: bool  # they hold a reservation (the item on their page)
+    open_items: int  # regular items not theirs with a free slot now
+    held_items: int  # regular items not theirs, incomplete, every free slot reserved by others
+    quota: int | None
+
+    @property
+    def quota_reached(self) -> bool:
+        return self.quota is not None and self.done >= self.quota
+
+    @property
+    def available(self) -> int:
+        reachable = self.done + int(self.in_hand) + self.open_items
+        return reachable if self.quota is None else min(self.quota, reachable)
+
+    @property
+    def finished(self) -> bool:
+        """Nothing will ever come to them again: the quota is reached, or every item is done
+        by them, skipped by them, or complete with others' answers."""
+        if self.quota_reached:
+            return True
+        return not self.in_hand and not self.open_items and not self.held_items
+
+    @property
+    def waiting(self) -> bool:
+        """Nothing for them now, but others hold the last free slots: a reservation that runs
+        out sends its item back to the queue, so checking back may find work."""
+        return not self.finished and not self.in_hand and not self.open_items
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.done / self.available if self.available else 100.0
+
+
+def annotator_standing(
+    campaign: Campaign, user: User, *, now: datetime | None = None, fresh: bool = True
+) -> AnnotatorStanding:
+    """The annotator's standing now. With ``fresh`` False the campaign-wide count of full items
+    may come from a copy up to FULL_ITEMS_TTL_S old (see above); their own figures never do."""
+    now = now or timezone.now()
+    k, when, me, here = campaign.annotations_per_pair, db_time(now), user.pk, campaign.pk
+    own = fetch(OWN_SQL, [here, me, here, me, here, here, me, k, here, me, when, k])[0]
+    done, reserved, regular, theirs, theirs_full, theirs_held = (int(n) for n in own)
+    full, held = _full_and_held(campaign, now, fresh=fresh)
+    return AnnotatorStanding(
+        done=done,
+        in_hand=bool(reserved),
+        open_items=max(regular - theirs - max(full - theirs_full, 0), 0),
+        held_items=max(held - theirs_held, 0),
+        quota=campaign.quota_per_annotator,
+    )
+
+
+def _full_and_held(campaign: Campaign, now: datetime, *, fresh: bool) -> tuple[int, int]:
+    key = (campaign.pk, campaign.invite_token, campaign.annotations_per_pair)
+    if not fresh:
+        with _full_items_lock:
+            cached = _full_items.get(key)
+        if cached is not None and time.monotonic() - cached[0] < FULL_ITEMS_TTL_S:
+            return cached[1], cached[2]
+    k, when, here = campaign.annotations_per_pair, db_time(now), campaign.pk
+    row = fetch(FULL_SQL, [k, here, when, here, k, k, when, here, k])[0]
+    full, held = int(row[0]) + int(row[2]), int(row[1]) + int(row[3])
+    with _full_items_lock:
+        _full_items[key] = (time.monotonic(), full, held)
+    return full, held
 
 
 def annotator_progress(campaign: Campaign, user: User) -> tuple[int, int | None]:

@@ -8,11 +8,13 @@ order of ``assignment.chosen_position`` and never says which one the dataset cho
 
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.db.models import FilteredRelation, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
@@ -28,10 +30,14 @@ from prb_annotate.campaigns.annotating import (
     submit,
 )
 from prb_annotate.campaigns.assignment import next_assignment, responses_ab
-from prb_annotate.campaigns.lifecycle import quota_done
-from prb_annotate.campaigns.progress import annotator_progress
-from prb_annotate.forms import choice_questions, question_names, rating_questions
-from prb_annotate.models import Assignment, Campaign
+from prb_annotate.campaigns.progress import annotator_standing
+from prb_annotate.forms import (
+    answer_summary,
+    choice_questions,
+    question_names,
+    rating_questions,
+)
+from prb_annotate.models import Annotation, Assignment, Campaign
 
 SKIP_REASONS = [
     "I cannot judge this topic",
@@ -70,23 +76,19 @@ def _render_item(
 ) -> HttpResponse:
     errors = errors or {}
     text_a, text_b = responses_ab(assignment)
-    done, quota = annotator_progress(campaign, _user(request))
+    # The page may show others' progress a few seconds late: see annotator_standing.
+    standing = annotator_standing(campaign, _user(request), fresh=False)
     known = question_names(campaign)
     general_errors = [message for field, message in errors.items() if field not in known]
-    recent = (
-        Assignment.objects.filter(
-            campaign=campaign, annotator_id=request.user.pk, status=Assignment.Status.SUBMITTED
-        )
-        .select_related("item__pair")
-        .order_by("-submitted_at")[:RECENT_ANSWERS_SHOWN]
-    )
+    recent = _recent_answers(campaign, _user(request))
     context: dict[str, Any] = {
         "campaign": campaign,
         "assignment": assignment,
         "pair": assignment.item.pair,
-        "responses": [
-            ("A", text_a, rating_questions(campaign, "A", values, errors)),
-            ("B", text_b, rating_questions(campaign, "B", values, errors)),
+        "responses": [("A", text_a), ("B", text_b)],
+        "ratings": [
+            ("A", rating_questions(campaign, "A", values, errors)),
+            ("B", rating_questions(campaign, "B", values, errors)),
         ],
         "choices": choice_questions(values, errors),
         "comment": values.get("comment", ""),
@@ -98,14 +100,106 @@ def _render_item(
         # stored once; a new page is a new submit.
         "client_token": uuid.uuid4().hex,
         "is_revision": assignment.status == Assignment.Status.SUBMITTED,
-        "done": done,
-        "quota": quota,
+        "standing": standing,
+        "done": standing.done,
+        "quota": standing.quota,
         "scale_low": 1,
         "scale_high": campaign.rating_scale_max,
         "skip_reasons": SKIP_REASONS,
         "recent": recent,
+        "previous": _previous_item(campaign, _user(request), assignment, recent),
     }
     return render(request, "prb_annotate/annotate.html", context, status=status)
+
+
+@dataclass(frozen=True)
+class RecentAnswer:
+    """A submitted item as the recent list shows it: its answers as the annotator saw them."""
+
+    assignment_id: int
+    external_id: str
+    question: str
+    submitted_at: Any
+    summary: str
+
+
+def _recent_answers(campaign: Campaign, user: User) -> list[RecentAnswer]:
+    """The annotator's last submitted items, newest first, with their current answers: one
+    query, through the annotator's own rows (an index range), reading only the columns the list
+    shows (never the two long answers)."""
+    current = FilteredRelation("annotations", condition=Q(annotations__is_current=True))
+    rows = (
+        Assignment.objects.filter(
+            campaign=campaign, annotator=user, status=Assignment.Status.SUBMITTED
+        )
+        .annotate(current=current)
+        .order_by("-submitted_at", "-pk")
+        .values(*RECENT_COLUMNS)[:RECENT_ANSWERS_SHOWN]
+    )
+    recent = []
+    for row in rows:
+        annotation = Annotation(
+            quality_chosen=row["current__quality_chosen"] or {},
+            quality_rejected=row["current__quality_rejected"] or {},
+            rubric_fit=row["current__rubric_fit"] or "",
+            differentiator=row["current__differentiator"] or "",
+            confidence=row["current__confidence"] or "",
+            comment=row["current__comment"] or "",
+            flagged=bool(row["current__flagged"]),
+        )
+        seen = Assignment(chosen_position=row["chosen_position"])
+        recent.append(
+            RecentAnswer(
+                assignment_id=row["pk"],
+                external_id=row["item__pair__external_id"],
+                question=row["item__pair__question"],
+                submitted_at=row["submitted_at"],
+                summary=answer_summary(campaign, form_values(annotation, seen)),
+            )
+        )
+    return recent
+
+
+RECENT_COLUMNS = (
+    "pk",
+    "chosen_position",
+    "submitted_at",
+    "item__pair__external_id",
+    "item__pair__question",
+    "current__quality_chosen",
+    "current__quality_rejected",
+    "current__rubric_fit",
+    "current__differentiator",
+    "current__confidence",
+    "current__comment",
+    "current__flagged",
+)
+
+
+def _previous_item(
+    campaign: Campaign, user: User, shown: Assignment, recent: list[RecentAnswer]
+) -> int | None:
+    """The item submitted just before the one shown (the newest one when the shown item is
+    new): what "go back" reopens. Revisions keep their first submit time, so going back and
+    forth walks one fixed order."""
+    if shown.status != Assignment.Status.SUBMITTED:
+        return recent[0].assignment_id if recent else None
+    ids = [row.assignment_id for row in recent]
+    if shown.pk in ids[:-1]:
+        return ids[ids.index(shown.pk) + 1]
+    earlier = (
+        Assignment.objects.filter(
+            campaign=campaign, annotator=user, status=Assignment.Status.SUBMITTED
+        )
+        .filter(
+            Q(submitted_at__lt=shown.submitted_at)
+            | Q(submitted_at=shown.submitted_at, pk__lt=shown.pk)
+        )
+        .order_by("-submitted_at", "-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    return earlier
 
 
 @login_required
@@ -114,10 +208,8 @@ def annotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = annotator_membership_or_404(request.user, campaign_id).campaign
     if not campaign.is_active:
         return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
-    user = _user(request)
-    if quota_done(campaign, user):
-        return redirect("annotate_done", campaign.pk)
-    assignment = next_assignment(campaign, user)
+    # next_assignment answers None once the quota is reached, so no count is needed here.
+    assignment = next_assignment(campaign, _user(request))
     if assignment is None:
         return redirect("annotate_done", campaign.pk)
     return _render_item(request, campaign, assignment, values={})
@@ -191,20 +283,22 @@ def annotate_guidelines(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 @login_required
 def annotate_done(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Completion: the quota is done (then on to ``completion_url``), or nothing is left now."""
+    """Nothing to annotate now: finished (quota reached, or every pair is done by this annotator
+    or complete with others' answers), or waiting for the last pairs others hold."""
     campaign = annotator_membership_or_404(request.user, campaign_id).campaign
-    user = _user(request)
-    done, quota = annotator_progress(campaign, user)
-    finished = quota_done(campaign, user)
+    standing = annotator_standing(campaign, _user(request))
     context = {
         "campaign": campaign,
-        "done": done,
-        "quota": quota,
-        "finished": finished,
-        # Without a quota, an empty queue is the only end there is: offer the link, but do
-        # not send the annotator away on their own since items may come back.
-        "completion_url": campaign.completion_url if finished or quota is None else "",
-        "redirect_now": bool(campaign.completion_url) and finished,
+        "standing": standing,
+        "done": standing.done,
+        "quota": standing.quota,
+        "finished": standing.finished,
+        # Without a quota, the end of the queue is the only end there is: offer the link, but
+        # send the annotator on by themselves only when the quota is reached.
+        "completion_url": campaign.completion_url
+        if standing.finished or standing.quota is None
+        else "",
+        "redirect_now": bool(campaign.completion_url) and standing.quota_reached,
     }
     return render(request, "prb_annotate/done.html", context)
 

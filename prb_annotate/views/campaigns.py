@@ -86,6 +86,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 quota_per_annotator=data["quota_per_annotator"],
                 completion_url=data["completion_url"],
                 majority_threshold=data["majority_threshold"],
+                show_timer=data["show_timer"],
             )
         except SamplePlanError as error:
             form.add_error(_plan_field(error), str(error))

@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from prb_annotate.access import is_staff
+from prb_annotate.campaigns.progress import annotator_standing
 from prb_annotate.models import Campaign, Dataset, Membership
 
 
@@ -23,7 +24,8 @@ def home(request: HttpRequest) -> HttpResponse:
     if not staff:
         managed = managed.filter(memberships__user=user, memberships__role=Membership.Role.MANAGER)
     context = {
-        "memberships": memberships,
+        # Each annotator sees how far they are in each campaign: one statement per campaign.
+        "memberships": [(m, annotator_standing(m.campaign, user)) for m in memberships],
         "datasets": Dataset.objects.all() if staff else [],
         "campaigns": managed,
     }

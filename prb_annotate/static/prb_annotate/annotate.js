@@ -1,23 +1,37 @@
-// Annotation page: keyboard answers, a check for missing answers before submit, and the visible
-// time on task. The form works without this script (HTML `required`, plain POST); the server
-// checks every answer again either way.
+// Annotation page: keyboard answers, the answer panel that keeps the highlighted question in
+// view (a compact bar on narrow screens), a check for missing answers before submit, the time
+// on task (and its visible timer when the campaign shows one), and the length of each answer.
+// The form works without this script (HTML `required`, plain POST); the server checks every
+// answer again either way.
 (function () {
   "use strict";
 
   var form = document.getElementById("annotation-form");
   if (!form) return;
+  document.documentElement.classList.add("js");
+
+  var panel = document.getElementById("answer-panel");
+  var panelHead = panel.querySelector(".panel-head");
   var groups = Array.prototype.slice.call(form.querySelectorAll("[data-answer-group]"));
+  var finish = document.getElementById("finish");
   var submitButton = document.getElementById("submit-button");
   var statusLine = document.getElementById("form-status");
+  var keyMessage = document.getElementById("key-message");
+  var answeredCount = document.getElementById("answered-count");
   var comment = document.getElementById("id_comment");
   var flag = document.getElementById("id_flagged");
   var skipReason = document.getElementById("id_skip_reason");
   var guidelines = document.getElementById("guidelines-link");
   var shortcuts = document.getElementById("shortcuts");
+  var previousItem = document.getElementById("previous-item");
+  var panelNav = document.getElementById("panel-nav");
+  var panelToggle = document.getElementById("panel-toggle");
+  var narrow = window.matchMedia("(max-width: 899px)");
   var submitting = false;
 
-  // Time on task counts only while the page is visible: a tab left in the background
-  // while the annotator does something else is not time spent on the item.
+  // --- time on task -------------------------------------------------------------------
+  // It counts only while the page is visible: a tab left in the background while the
+  // annotator does something else is not time spent on the item.
   var visibleMs = 0;
   var visibleSince = document.visibilityState === "visible" ? performance.now() : null;
   document.addEventListener("visibilitychange", function () {
@@ -33,6 +47,53 @@
     return Math.round(visibleMs + running);
   }
 
+  var timer = document.getElementById("timer");
+  function showTime() {
+    var seconds = Math.floor(timeOnTask() / 1000);
+    var minutes = Math.floor(seconds / 60);
+    var text = minutes + ":" + String(seconds % 60).padStart(2, "0");
+    if (minutes >= 60) {
+      text = Math.floor(minutes / 60) + ":" + String(minutes % 60).padStart(2, "0") + ":" +
+        String(seconds % 60).padStart(2, "0");
+    }
+    timer.textContent = text;
+  }
+  if (timer) {
+    showTime();
+    window.setInterval(showTime, 1000);
+  }
+
+  // --- the length of each answer ------------------------------------------------------
+  // A long answer scrolls inside its own pane; its length says how much there is to read, and
+  // the note changes once the annotator has scrolled to its end.
+  Array.prototype.forEach.call(document.querySelectorAll("[data-length-of]"), function (label) {
+    var pane = document.getElementById(label.dataset.lengthOf);
+    if (!pane) return;
+    var words = (pane.textContent.trim().match(/\S+/g) || []).length;
+    var base = words.toLocaleString("en") + (words === 1 ? " word" : " words");
+    function update() {
+      if (pane.scrollHeight <= pane.clientHeight + 2) {
+        label.textContent = "· " + base;
+      } else if (pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 4) {
+        label.textContent = "· " + base + " · read to the end";
+      } else {
+        label.textContent = "· " + base + " · scroll inside to read it all";
+      }
+    }
+    update();
+    pane.addEventListener("scroll", update, { passive: true });
+    window.addEventListener("resize", update);
+  });
+
+  // --- messages -------------------------------------------------------------------------
+  var messageTimer = null;
+  function say(text) {
+    keyMessage.textContent = text;
+    if (messageTimer) window.clearTimeout(messageTimer);
+    messageTimer = window.setTimeout(function () { keyMessage.textContent = ""; }, 5000);
+  }
+
+  // --- questions ----------------------------------------------------------------------
   function radiosOf(group) {
     return Array.prototype.slice.call(group.querySelectorAll("input[type=radio]"));
   }
@@ -42,47 +103,193 @@
   function missingGroups() {
     return groups.filter(function (group) { return !isAnswered(group); });
   }
+  function groupOf(element) {
+    return element && element.closest ? element.closest("[data-answer-group]") : null;
+  }
+  function countAnswers() {
+    var done = groups.length - missingGroups().length;
+    answeredCount.textContent = done + " of " + groups.length + " answered";
+  }
 
-  // The highlighted question is the one keys answer: the focused one, or else the one
-  // highlighted last (at first, the first unanswered question).
+  // Scroll the panel, and only the panel, so that the element shows below its sticky head.
+  function reveal(element) {
+    var box = panel.getBoundingClientRect();
+    var top = box.top + panelHead.offsetHeight;
+    var rect = element.getBoundingClientRect();
+    if (rect.top < top) {
+      panel.scrollTop -= top - rect.top + 6;
+    } else if (rect.bottom > box.bottom) {
+      panel.scrollTop += Math.min(rect.bottom - box.bottom + 6, rect.top - top);
+    }
+  }
+
+  // The highlighted question is the one digits rate: the focused one, or else the one
+  // highlighted last (at first, the first unanswered question). None is highlighted once all
+  // are answered: the panel then shows the comment, the flag and the submit button.
   var active = null;
   function setActive(group) {
     if (active) active.classList.remove("is-active");
     active = group;
-    if (active) active.classList.add("is-active");
+    Array.prototype.forEach.call(form.querySelectorAll(".panel-section"), function (section) {
+      section.classList.toggle("has-active", group ? section.contains(group) : section === finish);
+    });
+    if (active) {
+      active.classList.add("is-active");
+      reveal(active);
+    } else {
+      reveal(finish);
+    }
   }
   function focusGroup(group) {
     var radios = radiosOf(group);
     var target = radios.filter(function (r) { return r.checked; })[0] || radios[0];
     setActive(group);
     target.focus({ preventScroll: true });
-    group.scrollIntoView({ block: "nearest" });
+    reveal(group);
   }
-  function groupOf(element) {
-    return element && element.closest ? element.closest("[data-answer-group]") : null;
+  function focusFinish() {
+    setActive(null);
+    submitButton.focus({ preventScroll: true });
+    reveal(finish);
+  }
+
+  // The next question without an answer after ``group``, else the first one before it.
+  function nextOpen(group) {
+    var index = groups.indexOf(group);
+    var after = groups.slice(index + 1).concat(groups.slice(0, index + 1));
+    return after.filter(function (g) { return !isAnswered(g); })[0] || null;
   }
 
   function answer(group, input) {
     input.checked = true;
     input.dispatchEvent(new Event("change", { bubbles: true }));
-    var next = groups[groups.indexOf(group) + 1];
-    if (next) {
-      focusGroup(next);
+    if (active && group !== active) return; // a letter for another question: stay here
+    var next = nextOpen(group);
+    if (next) focusGroup(next);
+    else focusFinish();
+  }
+
+  // --- keys -----------------------------------------------------------------------------
+  // Letters are unique on the page: each one answers its own question, wherever the focus is.
+  function optionForLetter(key) {
+    return form.querySelector("input[type=radio][data-key=\"" + key + "\"]");
+  }
+  function optionForDigit(group, digit) {
+    return radiosOf(group)[digit - 1] || null;
+  }
+  function isRating(group) {
+    return group.classList.contains("rating");
+  }
+  function labelOf(group) {
+    return group.querySelector("legend").textContent.replace(/\s+/g, " ").trim();
+  }
+
+  function digitKey(target, key) {
+    var group = groupOf(target) || active || missingGroups()[0] || null;
+    if (!group) {
+      say("Every question is answered, so digits have nothing to rate. Press Tab or click a question to change an answer.");
+      return;
+    }
+    var option = optionForDigit(group, Number(key));
+    if (option) {
+      answer(group, option);
+    } else if (isRating(group)) {
+      say("There is no rating " + key + ": ratings go from 1 to " + radiosOf(group).length + ".");
     } else {
-      setActive(null);
-      submitButton.focus();
+      say("“" + labelOf(group) + "” has " + radiosOf(group).length + " answers: press 1 to " +
+        radiosOf(group).length + ", or its letter.");
     }
   }
 
-  // A key picks the option with that letter, or the n-th option for a digit.
-  function optionForKey(group, key) {
-    var radios = radiosOf(group);
-    var byLetter = radios.filter(function (r) { return r.dataset.key === key; })[0];
-    if (byLetter) return byLetter;
-    if (/^[1-9]$/.test(key)) return radios[Number(key) - 1] || null;
-    return null;
+  function letterKey(key) {
+    var option = optionForLetter(key);
+    if (option) {
+      answer(groupOf(option), option);
+      return true;
+    }
+    if (key === "f") {
+      flag.checked = !flag.checked;
+      say(flag.checked ? "Item flagged as unusable (F again to unflag)." : "Flag removed.");
+    } else if (key === "c") {
+      if (narrow.matches) setActive(null);
+      comment.focus();
+      reveal(comment);
+    } else if (key === "s") {
+      if (!skipReason) {
+        say("You are revising a submitted item: it cannot be skipped. Change your answers or go back to the current item.");
+        return true;
+      }
+      expand(true);
+      skipReason.focus();
+      reveal(skipReason);
+    } else if (key === "g") {
+      window.open(guidelines.href, "_blank", "noopener");
+    } else if (key === "r") {
+      if (previousItem) window.location.assign(previousItem.href);
+      else say("There is no earlier item to go back to yet.");
+    } else if (key === "?") {
+      shortcuts.scrollIntoView({ block: "start" });
+      shortcuts.focus({ preventScroll: true });
+    } else {
+      return false;
+    }
+    return true;
   }
 
+  function isTyping(element) {
+    if (!element || !element.matches) return false;
+    return element.isContentEditable ||
+      element.matches("textarea, select, input:not([type=radio]):not([type=checkbox]):not([type=submit]):not([type=button])");
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.isComposing) return;
+    var target = event.target;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      trySubmit();
+      return;
+    }
+    if (event.key === "Tab" && !event.ctrlKey && !event.altKey && !event.metaKey &&
+        panel.classList.contains("is-compact") && groupOf(target)) {
+      // The compact bar shows one question: Tab moves to the next one, not past the hidden ones.
+      event.preventDefault();
+      step(event.shiftKey ? -1 : 1);
+      return;
+    }
+    if (isTyping(target)) {
+      if (event.key === "Escape") {
+        event.preventDefault();
+        target.blur();
+        if (active) focusGroup(active);
+        else focusFinish();
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+
+    if (event.key === "Enter") {
+      // Enter on an answer submits; on a button or a link it keeps its own meaning.
+      if (target.matches && form.contains(target) &&
+          target.matches("input[type=radio], input[type=checkbox]")) {
+        event.preventDefault();
+        trySubmit();
+      } else if (target === document.body || target.classList.contains("response-text")) {
+        say("Enter submits from an answer; Ctrl+Enter submits from anywhere.");
+      }
+      return;
+    }
+    if (event.key.length !== 1 || event.key === " ") return; // Tab, arrows, Space: the browser's
+    var key = event.key.toLowerCase();
+    event.preventDefault();
+    if (/^[0-9]$/.test(key)) {
+      digitKey(target, key);
+    } else if (!letterKey(key)) {
+      say("“" + event.key + "” is not a shortcut on this page. Press ? to see the keys.");
+    }
+  });
+
+  // --- submit -----------------------------------------------------------------------------
   function showMissing() {
     var missing = missingGroups();
     groups.forEach(function (group) {
@@ -123,6 +330,7 @@
 
   form.addEventListener("change", function (event) {
     var group = groupOf(event.target);
+    countAnswers();
     if (group && isAnswered(group)) {
       group.classList.remove("missing");
       if (statusLine.textContent) {
@@ -131,71 +339,62 @@
       }
     }
   });
-  form.addEventListener("focusin", function (event) {
+  panel.addEventListener("focusin", function (event) {
     var group = groupOf(event.target);
-    if (group) setActive(group);
+    if (group && group !== active) setActive(group);
+  });
+  // A click on an option answers that question; the next open one is highlighted, as with keys.
+  // Only clicks on the visible label count: the browser's own clicks on the radio (arrow keys,
+  // Space, the label's forwarded click) change the answer and leave the highlight alone.
+  form.addEventListener("click", function (event) {
+    var option = event.target.closest ? event.target.closest(".opt") : null;
+    if (!option || event.target.matches("input")) return;
+    var input = option.querySelector("input[type=radio]");
+    var group = groupOf(input);
+    window.setTimeout(function () {
+      if (input.checked) {
+        if (active !== group) setActive(group);
+        answer(group, input);
+      }
+    }, 0);
   });
 
-  function isTyping(element) {
-    if (!element || !element.matches) return false;
-    return element.isContentEditable ||
-      element.matches("textarea, select, input:not([type=radio]):not([type=checkbox]):not([type=submit]):not([type=button])");
+  // --- the compact bar on narrow screens ---------------------------------------------------
+  function expand(open) {
+    panel.classList.toggle("is-compact", narrow.matches && !open);
+    panelToggle.setAttribute("aria-expanded", open ? "true" : "false");
+    panelToggle.textContent = open ? "Less" : "All";
+    if (active) reveal(active);
+  }
+  function step(direction) {
+    var index = active ? groups.indexOf(active) : groups.length;
+    var next = index + direction;
+    if (next < 0) next = 0;
+    if (next >= groups.length) focusFinish();
+    else focusGroup(groups[next]);
+  }
+  document.getElementById("prev-question").addEventListener("click", function () { step(-1); });
+  document.getElementById("next-question").addEventListener("click", function () { step(1); });
+  panelToggle.addEventListener("click", function () {
+    expand(panel.classList.contains("is-compact"));
+  });
+  function layout() {
+    panelNav.hidden = !narrow.matches;
+    panel.classList.toggle("is-compact", narrow.matches && panelToggle.getAttribute("aria-expanded") !== "true");
+    if (active) reveal(active);
+  }
+  narrow.addEventListener("change", layout);
+  // The page keeps room below its text for the bar, whatever height the bar has now.
+  if (window.ResizeObserver) {
+    new ResizeObserver(function () {
+      var room = narrow.matches ? panel.offsetHeight : 0;
+      document.documentElement.style.setProperty("--panel-room", room + "px");
+    }).observe(panel);
   }
 
-  document.addEventListener("keydown", function (event) {
-    if (event.defaultPrevented || event.isComposing) return;
-    var target = event.target;
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-      if (form.contains(target) || target === document.body) {
-        event.preventDefault();
-        trySubmit();
-      }
-      return;
-    }
-    if (isTyping(target)) {
-      if (event.key === "Escape" && target === comment) {
-        event.preventDefault();
-        comment.blur();
-        submitButton.focus();
-      }
-      return;
-    }
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-
-    if (event.key === "Enter") {
-      // Enter on an answer submits; on a button or a link it keeps its own meaning.
-      if (target.matches && target.matches("#annotation-form input[type=radio], #annotation-form input[type=checkbox]")) {
-        event.preventDefault();
-        trySubmit();
-      }
-      return;
-    }
-
-    var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
-    var group = groupOf(target) || active || missingGroups()[0] || null;
-    var option = group ? optionForKey(group, key) : null;
-    if (option) {
-      event.preventDefault();
-      answer(group, option);
-      return;
-    }
-    if (key === "f") {
-      event.preventDefault();
-      flag.checked = !flag.checked;
-    } else if (key === "c") {
-      event.preventDefault();
-      comment.focus();
-    } else if (key === "s" && skipReason) {
-      event.preventDefault();
-      skipReason.focus();
-    } else if (key === "g") {
-      event.preventDefault();
-      window.open(guidelines.href, "_blank", "noopener");
-    } else if (key === "?") {
-      event.preventDefault();
-      shortcuts.scrollIntoView({ block: "start" });
-    }
-  });
-
-  setActive(missingGroups()[0] || null);
+  layout();
+  countAnswers();
+  var firstMissing = missingGroups()[0] || null;
+  if (firstMissing) setActive(firstMissing);
+  else setActive(null);
 })();
