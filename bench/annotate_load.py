@@ -177,8 +177,10 @@ def start_gunicorn(
     *,
     workers: int = 2,
     env: dict[str, str] | None = None,
+    preload: bool = False,
 ) -> subprocess.Popen[bytes]:
-    """gunicorn on 127.0.0.1:``port``, once both workers answer; ``env`` adds variables."""
+    """gunicorn on 127.0.0.1:``port``, once both workers answer; ``env`` adds variables;
+    ``preload`` loads the app in the master, so a killed worker's replacement is a fork."""
     env = dict(
         os.environ,
         DATABASE_URL=database_url,
@@ -188,7 +190,7 @@ def start_gunicorn(
     command = [
         sys.executable, "-m", "gunicorn", "prb_annotate.wsgi",
         "-w", str(workers), "--threads", str(threads), "-b", f"127.0.0.1:{port}",
-        "--log-level", "warning",
+        "--log-level", "warning", *(["--preload"] if preload else []),
     ]  # fmt: skip
     server = subprocess.Popen(command, cwd=ROOT, env=env)
     import requests

@@ -5,7 +5,8 @@
     python bench/fault_soak.py --kill-every 1.5 --outage-every 20
 
 The long version of ``tests/test_faults_load.py``. Each database gets a fresh campaign (k = 3)
-and a gunicorn of 2 workers (sync on SQLite, 4 threads each on PostgreSQL), and API and page
+and a gunicorn of 2 workers (sync on SQLite, 4 threads each on PostgreSQL; ``--preload``, as
+recommended for production, so that a killed worker is replaced by a fork at once), and API and page
 annotators (``bench/faults.py``) work through it while:
 
 - a gunicorn worker is killed with SIGKILL every ``--kill-every`` seconds;
@@ -98,7 +99,7 @@ def soak(name: str, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         port = free_port()
         # The 503s are counted here; the server logging each of them would drown the figures.
         env = {"PRB_SQLITE_BUSY_TIMEOUT_S": str(args.sqlite_busy_timeout), "LOG_LEVEL": "CRITICAL"}
-        server = start_gunicorn(url, port, default_threads(url), env=env)
+        server = start_gunicorn(url, port, default_threads(url), env=env, preload=True)
         if cluster is None:
             outages: Any = (sqlite_outages, folder / "soak.sqlite3")
         else:

@@ -69,7 +69,7 @@ def throwaway_postgres() -> Iterator[ThrowawayPostgres]:
 def serve(url: str, **options: Any) -> tuple[Any, int]:
     port = free_port()
     threads = options.pop("threads", default_threads(url))
-    return start_gunicorn(url, port, threads, **options), port
+    return start_gunicorn(url, port, threads, preload=True, **options), port
 
 
 def stop(server: Any) -> None:
