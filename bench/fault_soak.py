@@ -138,6 +138,8 @@ def report(name: str, seconds: float, result: dict[str, Any]) -> None:
     )
     five = tally["five_hundreds"]
     print("  5xx: " + (", ".join(f"{key}: {value}" for key, value in five.items()) or "none"))
+    refused = tally["refused"]
+    print("  4xx other than 409: " + (", ".join(f"{k}: {v}" for k, v in refused.items()) or "none"))
     errors = tally["connection_errors"]
     print(
         "  connection errors: "

@@ -269,8 +269,17 @@ class Tally:
             if int(key.rsplit(" ", 1)[1]) >= 500
         }
 
+    def refused(self) -> dict[str, int]:
+        """Answers of 4xx other than 409 (the pair full): none is expected."""
+        return {
+            key: value
+            for key, value in sorted(self.answers.items())
+            if 400 <= int(key.rsplit(" ", 1)[1]) < 500 and not key.endswith(" 409")
+        }
+
     def summary(self) -> dict[str, Any]:
         return {
+            "refused": self.refused(),
             "submits": self.submits,
             "acknowledged": len(self.acknowledged),
             "retried": self.retried,

@@ -81,6 +81,7 @@ def assert_exact(tally: Tally, check: dict[str, int]) -> None:
     """Nothing lost, nothing doubled, nothing stuck, nothing left unanswered."""
     assert tally.acknowledged, tally.summary()
     assert tally.given_up == 0, tally.summary()
+    assert not tally.refused(), tally.summary()
     assert check["stored"] == check["acknowledged"] == len(tally.acknowledged), check
     assert check["lost"] == 0, check
     assert check["doubled"] == 0, check
