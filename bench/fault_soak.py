@@ -19,7 +19,9 @@ annotators (``bench/faults.py``) work through it while:
 Clients that lose an answer send it again with the same client token. Printed per database:
 answers sent (submits), acknowledged, stored, retried (sent more than once), lost, doubled,
 reservations stuck past their window, answers of 5xx by request and status, and connection
-errors by kind. Lost, doubled, stuck and any 500 must be 0.
+errors by kind. Lost, doubled, stuck and any 500 must be 0. "Stored unheard" are answers stored
+whose acknowledgement never reached the client (the page after the post cut off mid-transfer):
+stored once, and a client that sent them again would be told so.
 """
 
 import argparse
@@ -134,7 +136,8 @@ def report(name: str, seconds: float, result: dict[str, Any]) -> None:
         f"  submits {tally['submits']}  acknowledged {check['acknowledged']}  "
         f"stored {check['stored']}  retried {tally['retried']}  lost {check['lost']}  "
         f"doubled {check['doubled']}  stuck {check['stuck']}  "
-        f"full {tally['full']}  given up {tally['given_up']}"
+        f"full {tally['full']}  given up {tally['given_up']}  "
+        f"stored unheard {check['unacknowledged']}"
     )
     five = tally["five_hundreds"]
     print("  5xx: " + (", ".join(f"{key}: {value}" for key, value in five.items()) or "none"))
