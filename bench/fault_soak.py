@@ -20,8 +20,9 @@ Clients that lose an answer send it again with the same client token. Printed pe
 answers sent (submits), acknowledged, stored, retried (sent more than once), lost, doubled,
 reservations stuck past their window, answers of 5xx by request and status, and connection
 errors by kind. Lost, doubled, stuck and any 500 must be 0. "Stored unheard" are answers stored
-whose acknowledgement never reached the client (the page after the post cut off mid-transfer):
-stored once, and a client that sent them again would be told so.
+whose confirmation never reached the client: on the annotation page it is a message shown by the
+next page, lost when that page is cut off or fails after taking it. Each is stored once, and a
+client that sent it again would be told so.
 """
 
 import argparse
