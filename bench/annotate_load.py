@@ -170,14 +170,27 @@ def default_threads(database_url: str) -> int:
     return 4 if database_url.startswith("postgres") else 1
 
 
-def start_gunicorn(database_url: str, port: int, threads: int) -> subprocess.Popen[bytes]:
+def start_gunicorn(
+    database_url: str,
+    port: int,
+    threads: int,
+    *,
+    workers: int = 2,
+    env: dict[str, str] | None = None,
+    preload: bool = False,
+) -> subprocess.Popen[bytes]:
+    """gunicorn on 127.0.0.1:``port``, once both workers answer; ``env`` adds variables;
+    ``preload`` loads the app in the master, so a killed worker's replacement is a fork."""
     env = dict(
-        os.environ, DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="prb_annotate.settings"
+        os.environ,
+        DATABASE_URL=database_url,
+        DJANGO_SETTINGS_MODULE="prb_annotate.settings",
+        **(env or {}),
     )
     command = [
         sys.executable, "-m", "gunicorn", "prb_annotate.wsgi",
-        "-w", "2", "--threads", str(threads), "-b", f"127.0.0.1:{port}",
-        "--log-level", "warning",
+        "-w", str(workers), "--threads", str(threads), "-b", f"127.0.0.1:{port}",
+        "--log-level", "warning", *(["--preload"] if preload else []),
     ]  # fmt: skip
     server = subprocess.Popen(command, cwd=ROOT, env=env)
     import requests

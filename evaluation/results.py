@@ -9,11 +9,15 @@ Files written to ``OUT/``:
 """
 
 import json
+import os
+import shutil
+import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from evaluation.config import PAPER_MAX_LENGTH
+from evaluation.errors import EvaluationError
 from evaluation.metrics import AccuracyStats, AccuracySummary, PositionStats
 
 
@@ -145,16 +149,43 @@ class ScoreResult:
 
 
 def write_outputs(result: ScoreResult, out_dir: str | Path) -> tuple[Path, Path]:
-    """``scores.jsonl`` and ``summary.json`` under ``out_dir`` (created if needed)."""
+    """``scores.jsonl`` and ``summary.json`` under ``out_dir`` (created if needed).
+
+    Both are written to hidden files beside their place and renamed in once both are whole: a
+    full disk or a stopped run leaves the previous files (or none), never half of one. A write
+    that fails raises EvaluationError naming the folder.
+    """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    scores = out / "scores.jsonl"
-    with scores.open("w", encoding="utf-8") as file:
-        for pair in result.pairs:
-            file.write(json.dumps(pair.as_dict(), ensure_ascii=False) + "\n")
-    summary = out / "summary.json"
-    summary.write_text(json.dumps(result.summary_dict(), indent=2, ensure_ascii=False) + "\n")
+    created = not out.exists()
+    scores, summary = out / "scores.jsonl", out / "summary.json"
+    written: list[Path] = []
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with _hidden_file(scores, written) as file:
+            for pair in result.pairs:
+                file.write(json.dumps(pair.as_dict(), ensure_ascii=False) + "\n")
+        with _hidden_file(summary, written) as file:
+            file.write(json.dumps(result.summary_dict(), indent=2, ensure_ascii=False) + "\n")
+        os.replace(written[0], scores)
+        os.replace(written[1], summary)
+    except OSError as error:
+        for path in written:
+            path.unlink(missing_ok=True)
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        raise EvaluationError(
+            f"cannot write the scores to {out}: {error.strerror or error}"
+        ) from None
     return scores, summary
+
+
+def _hidden_file(path: Path, written: list[Path]) -> IO[str]:
+    """A new hidden file beside ``path``, noted in ``written`` (to rename or remove)."""
+    file = tempfile.NamedTemporaryFile(  # noqa: SIM115  # closed by the caller's with block
+        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
+    )
+    written.append(Path(file.name))
+    return file
 
 
 def _percent(value: float | None) -> str:

@@ -70,6 +70,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The database restarting or locked: 503 with Retry-After, not 500 (docs/operations.md).
+    "prb_annotate.db.outage.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "prb_annotate.urls"
@@ -98,8 +100,17 @@ if DATABASE_URL == DEFAULT_SQLITE_URL:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 
+# Faults survived (docs/operations.md). A kept connection is checked before a request reuses
+# it, so workers serve again by themselves once a restarted database is back; a SQLite writer
+# waits this long for the write lock, then its request answers 503 with Retry-After.
+CONN_HEALTH_CHECKS = True
+SQLITE_BUSY_TIMEOUT_S = float(os.environ.get("PRB_SQLITE_BUSY_TIMEOUT_S", "30"))
+
+
 def database_settings(url: str) -> dict[str, Any]:
-    config: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=60))
+    config: dict[str, Any] = dict(
+        dj_database_url.parse(url, conn_max_age=60, conn_health_checks=CONN_HEALTH_CHECKS)
+    )
     # Each test run gets its own database name so that concurrent runs on one machine
     # (several checkouts, CI beside a developer) never drop each other's database.
     test_suffix = os.environ.get("PRB_TEST_DB_SUFFIX", str(os.getpid()))
@@ -108,7 +119,7 @@ def database_settings(url: str) -> dict[str, Any]:
             # IMMEDIATE takes the write lock when a transaction starts, so two writers queue on
             # the busy timeout instead of one failing with "database is locked" mid-transaction.
             "transaction_mode": "IMMEDIATE",
-            "timeout": 30,
+            "timeout": SQLITE_BUSY_TIMEOUT_S,
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
         # A file, not Django's shared in-memory database: WAL and the busy timeout then behave

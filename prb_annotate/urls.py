@@ -13,6 +13,9 @@ from prb_annotate.views import home
 # Before the includes below: every area's patterns use it for row ids.
 register_converter(RowId, "row_id")
 
+# A database error raised outside a view (in a middleware) is a 503 too when it passes.
+handler500 = "prb_annotate.db.outage.server_error"
+
 urlpatterns = [
     # First: the annotators' next and submit are by far the most frequent requests.
     path("api/", include("prb_annotate.api.work_urls")),

@@ -5,6 +5,7 @@
 ``detail`` is one human-readable sentence; ``errors`` maps each field (dotted for nested
 fields, ``non_field_errors`` for the whole request) to its messages, and is empty when no field
 is to blame (404, 403, ...). Django's own ValidationError, raised by a service, is a 400 too.
+The database out of reach for a moment is a 503 with ``Retry-After`` in the same shape.
 """
 
 from typing import Any
@@ -20,6 +21,8 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from prb_annotate.db.outage import is_unavailable, retry_after, unavailable_detail
 
 NON_FIELD = "non_field_errors"
 # Raised by Django while DRF parses the body inside the view; left alone, Django would answer
@@ -59,6 +62,14 @@ def validation_body(detail: Any) -> dict:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if is_unavailable(exc):
+        # The database restarting or locked (prb_annotate/db/outage.py): 503, try again.
+        seconds = retry_after(exc)
+        return Response(
+            error_body(unavailable_detail(seconds)),
+            status=503,
+            headers={"Retry-After": str(seconds)},
+        )
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(detail=as_serializer_error(exc))
     elif isinstance(exc, UNREADABLE_BODY):

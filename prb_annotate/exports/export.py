@@ -28,7 +28,6 @@ import hmac
 import json
 import pickle
 import re
-import secrets
 import shutil
 import tempfile
 import zipfile
@@ -50,6 +49,7 @@ from django.utils.text import slugify
 import prb_annotate
 from prb_annotate.audit import decisions, verdicts
 from prb_annotate.audit.frames import annotations_frame, items_frame, raw_rows, thresholds_for
+from prb_annotate.exports.folders import clear_abandoned, put_in_place, work_folder
 from prb_annotate.exports.processes import can_share_work, ordered_map
 from prb_annotate.exports.slices import (
     ARROW_FAILURES,
@@ -619,27 +619,45 @@ def export_split(
     """Write the ``subset`` of the campaign's pairs to ``out_dir``; returns the manifest.
 
     ``out_dir`` must be missing or empty unless ``overwrite``. Raises ExportError (having
-    written nothing) for a bad option or a target that is in the way. With ``workers`` above
-    one, the slices are made in that many worker processes where they can be (not inside a
-    transaction, whose rows they could not see: there they are made here); the files are the
-    same either way.
+    written nothing) for a bad option, a target that is in the way, or a disk that fills up.
+    Stopped at any point, even by SIGKILL, it leaves the previous export or the new one
+    (``folders.py``). With ``workers`` above one, the slices are made in that many worker
+    processes where they can be (not inside a transaction, whose rows they could not see: there
+    they are made here); the files are the same either way.
     """
     check_options(subset, fmt)
     target = Path(out_dir)
+    try:
+        # First: an export stopped by force may have left the previous one aside.
+        clear_abandoned(target)
+    except OSError as error:
+        raise ExportError(cannot_write(target, error)) from error
     if target.exists() and not overwrite and (not target.is_dir() or any(target.iterdir())):
         raise ExportError(f"{target} already exists and is not empty; choose another folder.")
     if target.exists() and not target.is_dir():
         raise ExportError(f"{target} is a file, not a folder.")
-    target.parent.mkdir(parents=True, exist_ok=True)
     plan = plan_export(campaign, subset, fmt, with_validation)
-    work = sibling_folder(target, "tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        work = work_folder(target)
+    except OSError as error:
+        raise ExportError(cannot_write(target, error)) from error
     try:
         manifest = write_export(work, campaign, plan, workers)
-        replace_folder(work, target)
+        put_in_place(work, target)
+    except OSError as error:
+        # A full disk, or a file system that refuses: one line naming the target; nothing
+        # of this export is left (the previous one, if any, is untouched).
+        shutil.rmtree(work, ignore_errors=True)
+        raise ExportError(cannot_write(target, error)) from error
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     return manifest
+
+
+def cannot_write(target: Path, error: OSError) -> str:
+    return f"Cannot write the export to {target}: {error.strerror or error}."
 
 
 def write_export(root: Path, campaign: Campaign, plan: ExportPlan, workers: int) -> dict[str, Any]:
@@ -685,25 +703,6 @@ def write_export(root: Path, campaign: Campaign, plan: ExportPlan, workers: int)
         json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8", newline="\n"
     )
     return manifest
-
-
-def sibling_folder(target: Path, label: str) -> Path:
-    """A new hidden folder beside ``target`` (same file system, so moving it is a rename)."""
-    folder = target.parent / f".{target.name}.{label}-{secrets.token_hex(6)}"
-    folder.mkdir()
-    return folder
-
-
-def replace_folder(new: Path, target: Path) -> None:
-    """Move the finished export into place; an old folder is removed only after the move."""
-    if not target.exists():
-        new.rename(target)
-        return
-    old = sibling_folder(target, "old")
-    old.rmdir()
-    target.rename(old)
-    new.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def question_set(campaign: Campaign) -> dict[str, Any]:

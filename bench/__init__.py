@@ -1,0 +1,1 @@
+"""Benchmarks and the fault harness they share with the tests (``bench/faults.py``)."""

@@ -1,0 +1,112 @@
+"""The database out of reach for a moment: an answer of 503 with ``Retry-After``, never a 500.
+
+The failures handled here all pass by themselves:
+
+- PostgreSQL restarting or shutting down for maintenance: the connection is refused, or a
+  connection a worker held is cut ("terminating connection due to administrator command",
+  "server closed the connection unexpectedly", "the database system is starting up");
+- on SQLite, a writer that waited its whole busy timeout for the one write lock ("database is
+  locked"), when more writers queue than the timeout covers.
+
+Such a request changed nothing: its transaction rolled back or never began (SQLite's immediate
+transactions take the lock before the first write). The client may send it again; a submit sent
+again with the same client token is stored once, whether or not the first one was.
+
+Two places see these errors and both call ``unavailable_response``: the API's exception
+handler (DRF catches what its views raise) and ``DatabaseUnavailableMiddleware`` (the pages,
+and the API's whole-request transaction, which commits outside DRF). ``server_error`` covers
+the rest, an error in a middleware (a session saved after the view). The connection that failed
+is closed when the request ends (Django closes a connection whose errors leave it unusable), and
+``CONN_HEALTH_CHECKS`` checks a kept connection before a request reuses it: the same worker
+processes serve again as soon as the database is back, without a restart.
+"""
+
+import logging
+import sqlite3
+import sys
+from typing import Any
+
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+from django.views import defaults
+
+logger = logging.getLogger(__name__)
+
+# Seconds a client should wait before sending again: SQLite's lock frees in moments, a database
+# server restart takes a few seconds.
+RETRY_AFTER_LOCKED = 1
+RETRY_AFTER_OUTAGE = 5
+# SQLite errors that pass: the lock (busy timeout spent), or the file briefly out of reach.
+SQLITE_PASSING = ("database is locked", "database table is locked", "unable to open database")
+API_PREFIX = "/api/"
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """A database error that says "try again soon", not "this request is wrong".
+
+    On PostgreSQL every OperationalError and InterfaceError is one (lost or refused connection,
+    shutdown, serialization failure, deadlock); on SQLite only the lock and an unreachable file
+    are: "no such table" is a broken deployment and stays a 500.
+    """
+    if isinstance(error, InterfaceError):
+        return True
+    if not isinstance(error, OperationalError):
+        return False
+    cause = error.__cause__
+    if isinstance(cause, sqlite3.Error):
+        return any(text in str(cause) for text in SQLITE_PASSING)
+    return True
+
+
+def retry_after(error: BaseException) -> int:
+    return RETRY_AFTER_LOCKED if "locked" in str(error) else RETRY_AFTER_OUTAGE
+
+
+def unavailable_detail(seconds: int) -> str:
+    return f"The database is busy or restarting; nothing was saved. Try again in {seconds} s."
+
+
+def unavailable_response(request: HttpRequest, error: BaseException) -> HttpResponse:
+    """503 with Retry-After: the API's error body under /api/, a plain page elsewhere.
+
+    The page is rendered without the request (no context processors), since loading the user
+    or the session would need the database that just failed.
+    """
+    seconds = retry_after(error)
+    logger.warning("database unavailable: %s %s: %s", request.method, request.path, error)
+    response: HttpResponse
+    if request.path.startswith(API_PREFIX):
+        from prb_annotate.api.errors import error_body
+
+        response = JsonResponse(error_body(unavailable_detail(seconds)), status=503)
+    else:
+        page = render_to_string("prb_annotate/unavailable.html", {"seconds": seconds})
+        response = HttpResponse(page, status=503)
+    response["Retry-After"] = str(seconds)
+    return response
+
+
+class DatabaseUnavailableMiddleware:
+    """Turns a passing database error raised by a view into ``unavailable_response``."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if is_unavailable(exception):
+            return unavailable_response(request, exception)
+        return None
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """``handler500``: a passing database error raised outside a view (in a middleware) is a
+    503 too; anything else is Django's own 500 page. Django calls it while handling the
+    exception, so ``sys.exc_info`` holds it."""
+    error = sys.exc_info()[1]
+    if error is not None and is_unavailable(error):
+        return unavailable_response(request, error)
+    return defaults.server_error(request)
