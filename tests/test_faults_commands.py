@@ -39,6 +39,9 @@ POLL_S = 0.01
 WAIT_LIMIT_S = 120
 
 
+PAIRS_KILLED_IN_IMPORT = 15_000
+
+
 def database_url() -> str:
     """The test database, for a command run as a process of its own."""
     settings = connection.settings_dict
@@ -121,7 +124,9 @@ def folder_digest(folder: Path) -> dict[str, str]:
 
 def test_it_leaves_the_database_as_it_was_when_an_import_is_killed(tmp_path: Path) -> None:
     data = tmp_path / "pairs.jsonl"
-    write_synthetic(3000, data, seed=3)
+    # Large enough that the import's one transaction is still open 0.3 s after it began writing,
+    # however fast the machine.
+    write_synthetic(PAIRS_KILLED_IN_IMPORT, data, seed=3)
     kept = Dataset.objects.create(name="kept", source="tests")
     make_pairs(kept, 5)
     command = ("manage.py", "import_pairs", str(data), "--dataset", "big")
@@ -132,7 +137,7 @@ def test_it_leaves_the_database_as_it_was_when_an_import_is_killed(tmp_path: Pat
     assert Pair.objects.count() == 5
     again = run(*command)
     assert again.returncode == 0, again.stderr
-    assert Pair.objects.filter(dataset__name="big").count() == 3000
+    assert Pair.objects.filter(dataset__name="big").count() == PAIRS_KILLED_IN_IMPORT
 
 
 def campaign_with_pairs(count: int) -> int:
