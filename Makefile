@@ -19,10 +19,11 @@ $(STAMP): requirements.txt
 
 venv: $(STAMP)
 
-## Start the demo: SQLite database in var/, demo data, campaign and logins, server on :8000.
+## Start the demo: SQLite database in var/, demo data, campaigns and logins, server on
+## $(HOST):$(PORT) (make demo PORT=8201 for another port).
 demo: venv
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py demo_setup
+	$(PY) manage.py demo_setup --address $(HOST):$(PORT)
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 ## Run the whole test suite (SQLite by default; set DATABASE_URL for PostgreSQL).
