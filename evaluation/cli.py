@@ -10,6 +10,9 @@ Correlate benchmark accuracy per reward model with users' downstream results (Bo
 
     python -m evaluation correlate --bench runs/*/summary.json --downstream downstream.csv
 
+``--model builtin:length`` scores with the length baseline (``evaluation/baselines.py``);
+``python -m evaluation make-tiny-model DIR`` writes a random-weight model for plumbing checks.
+
 Exit status: 0 on success, 2 on bad input or setup (the message says what and where).
 """
 
@@ -99,6 +102,15 @@ def build_parser() -> argparse.ArgumentParser:
     correlate.add_argument("--confidence", type=float, default=0.95)
     correlate.add_argument("--out", type=Path, help="also write the results as JSON here")
     correlate.set_defaults(run=run_correlate)
+
+    tiny = commands.add_parser(
+        "make-tiny-model",
+        help="write a tiny random-weight reward model to a folder (meaningless scores; for "
+        "checking that scoring runs)",
+    )
+    tiny.add_argument("folder", type=Path)
+    tiny.add_argument("--seed", type=int, default=0)
+    tiny.set_defaults(run=run_make_tiny_model)
     return parser
 
 
@@ -151,7 +163,9 @@ def run_score(args: argparse.Namespace) -> int:
         raise EvaluationError(f"{args.data}: no records")
     shard = distributed.init_from_env(resolve_device(args.device))
     try:
-        config = config_from_args(args, progress=shard.is_main and not args.no_progress)
+        # Bars only on a terminal: in a log they would run into the table printed after them.
+        progress = shard.is_main and not args.no_progress and sys.stderr.isatty()
+        config = config_from_args(args, progress=progress)
         result = score_records(records, config)
         if shard.is_main:
             result.settings["data"] = str(args.data)
@@ -160,6 +174,12 @@ def run_score(args: argparse.Namespace) -> int:
     finally:
         distributed.finish(shard)
     return 0
+
+
+def run_make_tiny_model(args: argparse.Namespace) -> int:
+    from evaluation.tiny import make_tiny_model_command  # loads transformers
+
+    return make_tiny_model_command(args.folder, seed=args.seed)
 
 
 def read_table(path: Path) -> list[dict[str, Any]]:

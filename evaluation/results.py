@@ -139,14 +139,14 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
-def _row(name: str, stats: AccuracyStats) -> str:
+def _row(name: str, stats: AccuracyStats, width: int = 32) -> str:
     interval = (
         f"[{_percent(stats.ci_low)}, {_percent(stats.ci_high)}]"
         if stats.ci_low is not None
         else "-"
     )
     return (
-        f"{name[:32]:<32} {stats.n:>6} {_percent(stats.accuracy):>6} {interval:>14} "
+        f"{name:<{width}} {stats.n:>6} {_percent(stats.accuracy):>6} {interval:>14} "
         f"{stats.ties:>5} {_percent(stats.tie_rate):>6} {stats.unparsed:>8}"
     )
 
@@ -155,18 +155,21 @@ def format_table(result: ScoreResult) -> str:
     """The printed summary: accuracy (%) with ties left out, its interval, ties and tie rate."""
     summary = result.summary
     level = round(100 * summary.overall.confidence)
+    # Wide enough for the longest name: category names are never cut.
+    width = max(32, *(len(f"  {name}") for name in [*summary.by_group, *summary.by_category]))
     header = (
-        f"{'pairs':<32} {'n':>6} {'acc%':>6} {f'{level}% CI':>14} "
+        f"{'pairs':<{width}} {'n':>6} {'acc%':>6} {f'{level}% CI':>14} "
         f"{'ties':>5} {'tie%':>6} {'unparsed':>8}"
     )
-    lines = [header, "-" * len(header), _row("all", summary.overall)]
+    lines = [header, "-" * len(header), _row("all", summary.overall, width)]
     if summary.by_group:
         lines.append(f"by {summary.group_by}:")
-        lines += [_row(f"  {name}", stats) for name, stats in summary.by_group.items()]
+        lines += [_row(f"  {name}", stats, width) for name, stats in summary.by_group.items()]
     if summary.by_category:
         lines.append("by category:")
         lines += [
-            _row(f"  {name or '(none)'}", stats) for name, stats in summary.by_category.items()
+            _row(f"  {name or '(none)'}", stats, width)
+            for name, stats in summary.by_category.items()
         ]
     run = result.stats.as_dict()
     speed = run["pairs_per_second"]
