@@ -122,7 +122,5 @@ class Command(BaseCommand):
         write(f"  manager    {DEMO_MANAGER[0]} / {DEMO_MANAGER[1]}   (datasets, dashboard, audit)")
         for name, password in DEMO_ANNOTATORS:
             write(f"  annotator  {name} / {password}")
-        write(
-            f"Invite link for new annotators: {base}/join/{campaign.invite_token}/"
-        )
+        write(f"Invite link for new annotators: {base}/join/{campaign.invite_token}/")
         write("")
