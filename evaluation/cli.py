@@ -165,6 +165,10 @@ def run_score(args: argparse.Namespace) -> int:
     try:
         # Bars only on a terminal: in a log they would run into the table printed after them.
         progress = shard.is_main and not args.no_progress and sys.stderr.isatty()
+        if not progress:
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()  # its own, while loading weights
         config = config_from_args(args, progress=progress)
         result = score_records(records, config)
         if shard.is_main:

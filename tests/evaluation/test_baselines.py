@@ -90,6 +90,15 @@ def test_it_writes_a_tiny_model_labelled_meaningless_that_scores(tmp_path, capsy
     assert config["architectures"] == ["LlamaForSequenceClassification"]
     result = score_records(RECORDS, ScoreConfig(model=str(folder), resamples=0))
     assert all(pair.chosen_score is not None for pair in result.pairs)
+    data = tmp_path / "split.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in RECORDS), encoding="utf-8")
+    assert (
+        main(["score", "--data", str(data), "--model", str(folder), "--out", str(tmp_path / "run")])
+        == 0
+    )
+    captured = capsys.readouterr()
+    assert captured.out.startswith("pairs ")
+    assert captured.err == ""  # off a terminal, no bar (ours or the loader's) to run into it
     # Again into the same folder is fine; into a folder holding something else is not.
     assert main(["make-tiny-model", str(folder)]) == 0
     other = tmp_path / "other"
