@@ -8,12 +8,12 @@ PORT ?= 8000
 
 .PHONY: demo test test-postgres lint venv browser clean-demo
 
-# A stamp, not bin/activate: a venv made elsewhere must still get the requirements.
+# A stamp, not bin/activate: a venv made elsewhere must still get the requirements. The venv's
+# own pip installs every wheel here; upgrading it first cost an index round trip per fresh venv.
 STAMP := $(VENV)/.requirements-installed
 
 $(STAMP): requirements.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
