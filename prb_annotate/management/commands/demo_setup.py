@@ -102,7 +102,7 @@ class Command(BaseCommand):
         campaign = Campaign.objects.filter(name=SIMULATED_CAMPAIGN).first()
         if campaign is None:
             campaign = create_simulated_campaign(dataset, manager, flaws)
-        if not EvaluationRun.objects.filter(campaign=campaign, model_name=LENGTH_BASELINE):
+        if not EvaluationRun.objects.filter(campaign=campaign, model_name=LENGTH_BASELINE).exists():
             run = evaluate_campaign(campaign, model=LENGTH_BASELINE, subset="all", resamples=1000)
             rows = ", ".join(
                 f"{row['subset']} {percent(row.get('accuracy'))}" for row in accuracy_rows(run)
