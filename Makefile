@@ -8,21 +8,22 @@ PORT ?= 8000
 
 .PHONY: demo test test-postgres lint venv browser clean-demo
 
-# A stamp, not bin/activate: a venv made elsewhere must still get the requirements.
+# A stamp, not bin/activate: a venv made elsewhere must still get the requirements. The venv's
+# own pip installs every wheel here; upgrading it first cost an index round trip per fresh venv.
 STAMP := $(VENV)/.requirements-installed
 
 $(STAMP): requirements.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
 venv: $(STAMP)
 
-## Start the demo: SQLite database in var/, demo data, campaign and logins, server on :8000.
+## Start the demo: SQLite database in var/, demo data, campaigns and logins, server on
+## $(HOST):$(PORT) (make demo PORT=8201 for another port).
 demo: venv
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py demo_setup
+	$(PY) manage.py demo_setup --address $(HOST):$(PORT)
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 ## Run the whole test suite (SQLite by default; set DATABASE_URL for PostgreSQL).

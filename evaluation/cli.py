@@ -10,6 +10,9 @@ Correlate benchmark accuracy per reward model with users' downstream results (Bo
 
     python -m evaluation correlate --bench runs/*/summary.json --downstream downstream.csv
 
+``--model builtin:length`` scores with the length baseline (``evaluation/baselines.py``);
+``python -m evaluation make-tiny-model DIR`` writes a random-weight model for plumbing checks.
+
 Exit status: 0 on success, 2 on bad input or setup (one line says what and where; under
 ``torchrun``, printed by rank 0 only). See docs/evaluation.md.
 """
@@ -132,6 +135,15 @@ def build_parser() -> argparse.ArgumentParser:
     correlate.add_argument("--seed", type=int, default=0)
     correlate.add_argument("--out", type=Path, help="also write the results as JSON here")
     correlate.set_defaults(run=run_correlate)
+
+    tiny = commands.add_parser(
+        "make-tiny-model",
+        help="write a tiny random-weight reward model to a folder (meaningless scores; for "
+        "checking that scoring runs)",
+    )
+    tiny.add_argument("folder", type=Path)
+    tiny.add_argument("--seed", type=int, default=0)
+    tiny.set_defaults(run=run_make_tiny_model)
     return parser
 
 
@@ -207,8 +219,14 @@ def run_score(args: argparse.Namespace) -> int:
     records = load_records(args.data, split=args.split)
     if not records:
         raise EvaluationError(f"{args.data}: no records")
+    # Bars only on a terminal: in a log they would run into the table printed after them.
+    progress = is_rank_zero() and not args.no_progress and sys.stderr.isatty()
+    if not progress:
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # its own, while loading weights
     # Settings are checked before the processes join, so that a bad option fails as the data does.
-    config = config_from_args(args, progress=is_rank_zero() and not args.no_progress)
+    config = config_from_args(args, progress=progress)
     shard = distributed.init_from_env(resolve_device(args.device))
     result = score_records(records, config)
     if shard.is_main:
@@ -217,6 +235,12 @@ def run_score(args: argparse.Namespace) -> int:
         print(format_table(result))
     distributed.finish(shard)
     return 0
+
+
+def run_make_tiny_model(args: argparse.Namespace) -> int:
+    from evaluation.tiny import make_tiny_model_command  # loads transformers
+
+    return make_tiny_model_command(args.folder, seed=args.seed)
 
 
 def read_table(path: Path) -> list[dict[str, Any]]:

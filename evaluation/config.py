@@ -1,12 +1,13 @@
 """Settings of a scoring run: one typed object for the library and the command line."""
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
-
-import torch
+from typing import TYPE_CHECKING, Any, Literal
 
 from evaluation.errors import EvaluationError
 from evaluation.inputs import Mode
+
+if TYPE_CHECKING:  # the built-in baselines use this module without torch
+    import torch
 
 PrefixReuse = Literal["auto", "on", "off"]
 
@@ -115,7 +116,7 @@ class ScoreConfig:
     def run_name(self) -> str:
         return self.name or self.model
 
-    def batch_tokens(self, device: torch.device) -> int:
+    def batch_tokens(self, device: "torch.device") -> int:
         """``max_batch_tokens``, or the default for ``device``."""
         if self.max_batch_tokens is not None:
             return self.max_batch_tokens

@@ -196,10 +196,10 @@ def _interval(low: float | None, high: float | None) -> str:
     return "-" if low is None else f"[{_percent(low)}, {_percent(high)}]"
 
 
-def _row(name: str, stats: AccuracyStats) -> str:
+def _row(name: str, stats: AccuracyStats, width: int = 32) -> str:
     paper = _interval(stats.accuracy_ties_as_wrong_ci_low, stats.accuracy_ties_as_wrong_ci_high)
     return (
-        f"{name[:32]:<32} {stats.n:>6} {_percent(stats.accuracy):>6} "
+        f"{name:<{width}} {stats.n:>6} {_percent(stats.accuracy):>6} "
         f"{_interval(stats.ci_low, stats.ci_high):>14} "
         f"{_percent(stats.accuracy_ties_as_wrong):>7} {paper:>14} "
         f"{stats.ties:>5} {_percent(stats.tie_rate):>6} {stats.unparsed:>8}"
@@ -212,18 +212,21 @@ def format_table(result: ScoreResult) -> str:
     limit and the profile posts dropped to fit it."""
     summary = result.summary
     level = f"{round(100 * summary.overall.confidence)}% CI"
+    # Wide enough for the longest name: category names are never cut.
+    width = max(32, *(len(f"  {name}") for name in [*summary.by_group, *summary.by_category]))
     header = (
-        f"{'pairs':<32} {'n':>6} {'acc%':>6} {level:>14} {'paper%':>7} {level:>14} "
+        f"{'pairs':<{width}} {'n':>6} {'acc%':>6} {level:>14} {'paper%':>7} {level:>14} "
         f"{'ties':>5} {'tie%':>6} {'unparsed':>8}"
     )
-    lines = [header, "-" * len(header), _row("all", summary.overall)]
+    lines = [header, "-" * len(header), _row("all", summary.overall, width)]
     if summary.by_group:
         lines.append(f"by {summary.group_by}:")
-        lines += [_row(f"  {name}", stats) for name, stats in summary.by_group.items()]
+        lines += [_row(f"  {name}", stats, width) for name, stats in summary.by_group.items()]
     if summary.by_category:
         lines.append("by category:")
         lines += [
-            _row(f"  {name or '(none)'}", stats) for name, stats in summary.by_category.items()
+            _row(f"  {name or '(none)'}", stats, width)
+            for name, stats in summary.by_category.items()
         ]
     lines.append("acc%: ties left out; paper%: ties count as wrong, the figure the paper reports")
     if result.fit is not None:

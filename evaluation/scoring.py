@@ -19,6 +19,7 @@ import torch
 from tqdm import tqdm
 
 from evaluation import distributed
+from evaluation.baselines import is_builtin, score_builtin
 from evaluation.config import ScoreConfig
 from evaluation.errors import EvaluationError
 from evaluation.forward import reward_from_logits, score_sequences
@@ -45,8 +46,11 @@ def score_records(
     ``model`` reuses an already loaded model; by default ``config.model`` is loaded.
 
     Under ``torchrun`` each process scores its share and every process returns the whole
-    result. ``ScoreResult.pairs`` is in input order.
+    result. ``ScoreResult.pairs`` is in input order. A ``builtin:`` model (see
+    :mod:`evaluation.baselines`) is computed without loading anything.
     """
+    if is_builtin(config.model):
+        return score_builtin(records, config)
     pairs = as_pair_records(records)
     check_mode(pairs, config.mode)
     shard = distributed.current_shard()

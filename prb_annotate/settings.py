@@ -5,7 +5,9 @@ real campaigns. Everything a deployment changes is an environment variable.
 """
 
 import os
+import re
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -234,3 +236,8 @@ LOGGING = {
 # Serve app static files straight from the app folders too, so the demo needs no collectstatic;
 # production still runs collectstatic and serves the compressed copies.
 WHITENOISE_USE_FINDERS = True
+# Before any collectstatic, STATIC_ROOT does not exist, and the finders serve everything: that
+# is the demo's normal state, not something to warn about on every start.
+warnings.filterwarnings(
+    "ignore", message=f"No directory at: {re.escape(str(STATIC_ROOT))}", category=UserWarning
+)

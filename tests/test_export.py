@@ -225,6 +225,24 @@ def test_it_round_trips_records_through_import(campaign: Campaign, tmp_path: Pat
             assert again[external_id] == originals[external_id], (fmt, external_id)
 
 
+def test_it_imports_an_export_folder_as_the_pairs_it_holds(
+    campaign: Campaign, tmp_path: Path
+) -> None:
+    """The folder as a whole: its record files are read, its annotations, manifest and card
+    are not (they are not pairs), in every format."""
+    for fmt in ("jsonl", "csv", "parquet"):
+        out = tmp_path / fmt
+        manifest = export_split(campaign, out, subset="all", fmt=fmt, with_validation=True)
+        assert (out / f"annotations.{fmt}").is_file()
+        report = import_path(out, f"from-folder-{fmt}")
+        exported = {pair.external_id for pair in Pair.objects.filter(dataset=campaign.dataset)} - {
+            GOLD_ID
+        }
+        again = set(report.dataset.pairs.values_list("external_id", flat=True))
+        assert again == exported, fmt
+        assert report.dataset.pairs.count() == manifest["counts"]["exported_pairs"], fmt
+
+
 def test_it_writes_files_that_pandas_loads(campaign: Campaign, tmp_path: Path) -> None:
     readers = {
         "jsonl": lambda path: pd.read_json(path, lines=True),
@@ -343,7 +361,7 @@ def test_it_refuses_a_folder_in_the_way_and_leaves_nothing_half_written(
     taken = tmp_path / "taken"
     taken.mkdir()
     (taken / "notes.txt").write_text("mine")
-    with pytest.raises(ExportError, match="not empty"):
+    with pytest.raises(ExportError, match=r"not empty.*--overwrite"):
         export_split(campaign, taken)
     assert [p.name for p in taken.iterdir()] == ["notes.txt"]
 

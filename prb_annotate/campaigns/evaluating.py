@@ -66,17 +66,24 @@ def evaluate_campaign(
     """Score the campaign's pairs in ``subset`` with ``model`` and store the run.
 
     ``options`` are :class:`evaluation.config.ScoreConfig` fields (``mode``, ``top_k``,
-    ``judge``, ``device``, ``dtype``, ...). Nothing is stored when scoring fails.
+    ``judge``, ``device``, ``dtype``, ...); ``model`` may be a built-in baseline
+    (``builtin:length``). Nothing is stored when scoring fails.
     """
+    from evaluation.baselines import is_builtin, score_builtin
     from evaluation.config import ScoreConfig
-    from evaluation.scoring import score_records
 
     verdicts = campaign_verdicts(campaign)
     pairs = pairs_in_subset(campaign, subset, verdicts)
     if not pairs:
         raise ValueError(f"campaign {campaign.pk} has no {subset} pairs to score")
     config = ScoreConfig(model=model, group_by=SUBSET_LABEL, **options)
-    result = score_records([scoring_record(pair, verdicts[pair.pk]) for pair in pairs], config)
+    records = [scoring_record(pair, verdicts[pair.pk]) for pair in pairs]
+    if is_builtin(model):  # a baseline needs no torch: keep it out of this process
+        result = score_builtin(records, config)
+    else:
+        from evaluation.scoring import score_records
+
+        result = score_records(records, config)
     return store_run(campaign, subset, config.mode, result, pairs, verdicts)
 
 

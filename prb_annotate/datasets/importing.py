@@ -12,6 +12,7 @@ everything back. Every problem names its file, line (or Parquet row), record id 
 """
 
 import io
+import json
 from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack, nullcontext
@@ -43,6 +44,9 @@ MAX_LISTED_PROBLEMS = 20
 # wrong on every line does not fill memory.
 MAX_KEPT_PROBLEMS = 1000
 # Metadata files of a Hugging Face snapshot that are not records.
+# An export folder (exports/export.py) names its record files in this manifest.
+EXPORT_MANIFEST = "manifest.json"
+EXPORT_FORMAT = "prb-annotate export"
 SNAPSHOT_METADATA = {"dataset_infos.json", "dataset_info.json", "dataset_dict.json", "state.json"}
 # Pair columns in the order of the rows PairWriter writes.
 INSERTED_FIELDS = (
@@ -273,6 +277,7 @@ def path_sources(path: Path) -> list[Source]:
     if not path.is_dir():
         raise ImportFailed([Problem(str(path), None, None, "no such file or folder")])
     sources = []
+    exported = export_record_paths(path)
     for file in sorted(path.rglob("*")):
         relative = file.relative_to(path)
         if (
@@ -281,6 +286,8 @@ def path_sources(path: Path) -> list[Source]:
             or file.name in SNAPSHOT_METADATA
             # Hidden folders hold caches (.cache/huggingface of a snapshot download), not data.
             or any(part.startswith(".") for part in relative.parts)
+            # An export's annotations and manifest are not pairs.
+            or (exported is not None and relative.as_posix() not in exported)
         ):
             continue
         # The first sub-folder is the config; a config's name is its category.
@@ -292,6 +299,26 @@ def path_sources(path: Path) -> list[Source]:
         known = ", ".join(sorted(SUFFIXES))
         raise ImportFailed([Problem(str(path), None, None, f"no {known} files in this folder")])
     return sources
+
+
+def export_record_paths(folder: Path) -> set[str] | None:
+    """The record files an export folder's manifest lists (``configs``), or None when the
+    folder is not an export of this tool."""
+    manifest_path = folder / EXPORT_MANIFEST
+    if not manifest_path.is_file():
+        return None
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(manifest, dict) or manifest.get("format") != EXPORT_FORMAT:
+        return None
+    configs = manifest.get("configs")
+    if not isinstance(configs, list):
+        return None
+    return {
+        str(config["path"]) for config in configs if isinstance(config, dict) and "path" in config
+    }
 
 
 def opener(file: Path) -> Callable[[], IO[bytes]]:

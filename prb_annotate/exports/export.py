@@ -633,7 +633,10 @@ def export_split(
     except OSError as error:
         raise ExportError(cannot_write(target, error)) from error
     if target.exists() and not overwrite and (not target.is_dir() or any(target.iterdir())):
-        raise ExportError(f"{target} already exists and is not empty; choose another folder.")
+        raise ExportError(
+            f"{target} already exists and is not empty; choose another folder, or replace it "
+            "with --overwrite."
+        )
     if target.exists() and not target.is_dir():
         raise ExportError(f"{target} is a file, not a folder.")
     plan = plan_export(campaign, subset, fmt, with_validation)
@@ -917,11 +920,14 @@ def export_basename(campaign: Campaign, subset: str, fmt: str) -> str:
     return f"{slugify(campaign.name) or 'campaign'}-{campaign.pk}-{subset}-{fmt}"
 
 
-def write_zip(folder: Path, file: IO[bytes], prefix: str) -> None:
-    """Zip ``folder`` under ``prefix/``, in name order with fixed dates: same files, same zip."""
+def write_zip(folder: Path, file: IO[bytes]) -> None:
+    """Zip what ``folder`` holds, in name order with fixed dates: same files, same zip.
+
+    Paths are relative to the folder, with no top-level folder of their own, so that
+    ``extractall("export")`` gives the layout ``export_split --out export/`` writes."""
     with zipfile.ZipFile(file, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            info = zipfile.ZipInfo(f"{prefix}/{path.relative_to(folder).as_posix()}", ZIP_EPOCH)
+            info = zipfile.ZipInfo(path.relative_to(folder).as_posix(), ZIP_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             with path.open("rb") as source, archive.open(info, "w") as target:
@@ -943,7 +949,7 @@ def export_zip(
         with tempfile.TemporaryDirectory() as work:
             folder = Path(work) / name
             export_split(campaign, folder, subset=subset, fmt=fmt, with_validation=with_validation)
-            write_zip(folder, archive, name)
+            write_zip(folder, archive)
     except BaseException:
         archive.close()
         raise

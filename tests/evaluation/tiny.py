@@ -1,43 +1,41 @@
 """Tiny tokenizers, models and records built in the tests, saved and loaded the real way.
 
-Everything is made from fixture text: a word-level tokenizer trained with ``tokenizers`` on
-made-up words, given a chat template; small Llama classifiers and causal LMs, randomly
-initialised or with weights set by hand so that their output is known.
+Everything is made from fixture text: the word-level tokenizer of ``evaluation.tiny`` (also
+behind ``python -m evaluation make-tiny-model``), with the canary words below in its
+vocabulary; small Llama classifiers and causal LMs, randomly initialised or with weights set by
+hand so that their output is known.
 """
 
-import itertools
 import random
-from pathlib import Path
 
 import torch
-from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
-from transformers import (
-    LlamaConfig,
-    LlamaForCausalLM,
-    LlamaForSequenceClassification,
-    PreTrainedTokenizerFast,
+from transformers import LlamaForCausalLM, LlamaForSequenceClassification
+
+from evaluation import tiny
+from evaluation.tiny import (
+    EOS_TEMPLATE,
+    SPECIALS,
+    SYLLABLES,
+    TEMPLATE,
+    TEMPLATE_WITHOUT_BOS,
+    WORDS,
+    llama_config,
+    random_reward_model,
+    save,
 )
 
-from evaluation import judge
-
-SYLLABLES = [
-    "ba",
-    "ke",
-    "lo",
-    "mi",
-    "nu",
-    "ra",
-    "so",
-    "ti",
-    "vu",
-    "ze",
-    "da",
-    "fo",
-    "gi",
-    "pe",
-    "hu",
+__all__ = [
+    "EOS_TEMPLATE",
+    "SPECIALS",
+    "SYLLABLES",
+    "TEMPLATE",
+    "TEMPLATE_WITHOUT_BOS",
+    "WORDS",
+    "llama_config",
+    "random_reward_model",
+    "save",
 ]
-WORDS = [a + b for a, b in itertools.product(SYLLABLES, repeat=2)]
+
 # Words whose share in a sequence the feature reward model scores (see feature_reward_model).
 MARKERS = [word for word in WORDS if word.startswith("ze")]
 PLAIN = [word for word in WORDS if not word.startswith("ze")]
@@ -45,31 +43,11 @@ PLAIN = [word for word in WORDS if not word.startswith("ze")]
 RUBRIC_CANARY = "rubriccanary"
 NARRATIVE_CANARY = "narrativecanary"
 QUESTION_CANARY = "questioncanary"
-SPECIALS = ["<pad>", "<s>", "</s>", "<unk>", "<|user|>", "<|assistant|>", "<|end|>"]
-
-TEMPLATE = (
-    "{{ bos_token }}{% for m in messages %}<|{{ m['role'] }}|> {{ m['content'] }} <|end|> "
-    "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
-)
-TEMPLATE_WITHOUT_BOS = TEMPLATE.removeprefix("{{ bos_token }}")
-# Each turn ends with EOS, as in Llama-2 style templates: with pad == EOS, every sequence ends
-# with a token equal to the pad id.
-EOS_TEMPLATE = (
-    "{{ bos_token }}{% for m in messages %}<|{{ m['role'] }}|> {{ m['content'] }} {{ eos_token }} "
-    "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
-)
+CANARIES = f"{RUBRIC_CANARY} {NARRATIVE_CANARY} {QUESTION_CANARY}"
 
 
 def corpus() -> list[str]:
-    prose = [
-        "Here are some of my past posts : Post My question",
-        judge.INSTRUCTIONS,
-        judge.VERDICT_REQUEST,
-        "[User's message] [Answer A] [End of Answer A] [Answer B] [End of Answer B]",
-        " ".join(str(n) for n in range(30)),
-        f"{RUBRIC_CANARY} {NARRATIVE_CANARY} {QUESTION_CANARY} . , ? !",
-    ]
-    return [" ".join(WORDS), *prose]
+    return tiny.corpus([CANARIES])
 
 
 def make_tokenizer(
@@ -79,61 +57,16 @@ def make_tokenizer(
     padding_side: str = "right",
     adds_bos: bool = True,
     has_bos: bool = True,
-) -> PreTrainedTokenizerFast:
-    """``adds_bos``: BOS in front of plain text, as Llama tokenizers do. ``has_bos=False``: no
-    BOS token at all (then the template must not write one)."""
-    model = Tokenizer(models.WordLevel(unk_token="<unk>"))
-    model.pre_tokenizer = pre_tokenizers.Whitespace()
-    trainer = trainers.WordLevelTrainer(vocab_size=1000, min_frequency=1, special_tokens=SPECIALS)
-    model.train_from_iterator(corpus(), trainer)
-    bos = model.token_to_id("<s>")
-    if has_bos and adds_bos:
-        model.post_processor = processors.TemplateProcessing(
-            single="<s> $A", pair="<s> $A $B", special_tokens=[("<s>", bos)]
-        )
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=model,
-        bos_token="<s>" if has_bos else None,
-        eos_token="</s>",
-        unk_token="<unk>",
-        pad_token="</s>" if pad_is_eos else "<pad>",
+):
+    """The package's tokenizer, with the canary words in its vocabulary."""
+    return tiny.make_tokenizer(
+        pad_is_eos=pad_is_eos,
+        template=template,
         padding_side=padding_side,
+        extra_text=[CANARIES],
+        adds_bos=adds_bos,
+        has_bos=has_bos,
     )
-    tokenizer.chat_template = template
-    return tokenizer
-
-
-def llama_config(tokenizer, **overrides) -> LlamaConfig:
-    settings = {
-        "vocab_size": len(tokenizer),
-        "hidden_size": 64,
-        "intermediate_size": 128,
-        "num_hidden_layers": 2,
-        "num_attention_heads": 4,
-        "num_key_value_heads": 2,
-        "max_position_embeddings": 1024,
-        "rms_norm_eps": 1e-6,
-        "initializer_range": 0.2,
-        "num_labels": 1,
-        "pad_token_id": tokenizer.pad_token_id,
-        "bos_token_id": tokenizer.bos_token_id,
-        "eos_token_id": tokenizer.eos_token_id,
-        "tie_word_embeddings": False,
-    }
-    settings.update(overrides)
-    return LlamaConfig(**settings)
-
-
-def save(model, tokenizer, folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
-def random_reward_model(tokenizer, seed: int = 0) -> LlamaForSequenceClassification:
-    torch.manual_seed(seed)
-    return LlamaForSequenceClassification(llama_config(tokenizer)).eval()
 
 
 # Constants of the feature reward model.

@@ -1,4 +1,6 @@
-"""Demo data for a first look: the demo dataset, four users and an active campaign.
+"""Demo data for a first look: the demo dataset, four users and an active campaign for them,
+plus a finished campaign over the same pairs answered by simulated annotators (see
+``prb_annotate/simulation/``), audited and scored with the length baseline.
 
 Safe to run again: existing rows are kept, demo passwords are reset to the printed ones.
 """
@@ -11,11 +13,16 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
+from prb_annotate.campaigns.evaluating import accuracy_rows, evaluate_campaign
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign
 from prb_annotate.datasets.importing import import_path
-from prb_annotate.models import Campaign, Dataset
+from prb_annotate.formatting import percent
+from prb_annotate.models import Campaign, Dataset, EvaluationRun
+from prb_annotate.simulation.demo import SIMULATED_CAMPAIGN, create_simulated_campaign
 
 DEMO_FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "prb_demo.jsonl"
+DEMO_FLAWS = Path(settings.BASE_DIR) / "fixtures" / "prb_demo_flaws.json"
+LENGTH_BASELINE = "builtin:length"
 DEMO_DATASET = "prb-demo"
 DEMO_CAMPAIGN = "PRB demo validation"
 DEMO_MANAGER = ("manager", "manager-demo-pass")
@@ -52,6 +59,17 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--fixture", type=Path, default=DEMO_FIXTURE)
+        parser.add_argument(
+            "--flaws",
+            type=Path,
+            default=DEMO_FLAWS,
+            help="what careful annotators answer to the fixture's flawed pairs",
+        )
+        parser.add_argument(
+            "--address",
+            default="127.0.0.1:8000",
+            help="host:port the server will listen on, for the printed links",
+        )
 
     @transaction.atomic
     def handle(self, *args: Any, **options: Any) -> None:
@@ -77,17 +95,32 @@ class Command(BaseCommand):
         add_member(campaign, manager, role="manager")
         for annotator in annotators:
             add_member(campaign, annotator)
-        self.print_logins(campaign)
+        simulated = self.simulated_campaign(dataset, manager, options["flaws"])
+        self.print_logins(campaign, simulated, f"http://{options['address']}")
 
-    def print_logins(self, campaign: Campaign) -> None:
+    def simulated_campaign(self, dataset: Dataset, manager: User, flaws: Path) -> Campaign:
+        campaign = Campaign.objects.filter(name=SIMULATED_CAMPAIGN).first()
+        if campaign is None:
+            campaign = create_simulated_campaign(dataset, manager, flaws)
+        if not EvaluationRun.objects.filter(campaign=campaign, model_name=LENGTH_BASELINE).exists():
+            run = evaluate_campaign(campaign, model=LENGTH_BASELINE, subset="all", resamples=1000)
+            rows = ", ".join(
+                f"{row['subset']} {percent(row.get('accuracy'))}" for row in accuracy_rows(run)
+            )
+            self.stdout.write(f"Length baseline on campaign #{campaign.pk}: accuracy {rows}")
+        return campaign
+
+    def print_logins(self, campaign: Campaign, simulated: Campaign, base: str) -> None:
         write = self.stdout.write
         write("")
         write(f"Demo campaign #{campaign.pk} '{campaign.name}' is {campaign.status}.")
-        write("Open http://127.0.0.1:8000/ and log in as:")
+        write(
+            f"Campaign #{simulated.pk} '{simulated.name}' is {simulated.status}: answered by "
+            "simulated annotators, audited and scored (see its audit, export and evaluations)."
+        )
+        write(f"Open {base}/ and log in as:")
         write(f"  manager    {DEMO_MANAGER[0]} / {DEMO_MANAGER[1]}   (datasets, dashboard, audit)")
         for name, password in DEMO_ANNOTATORS:
             write(f"  annotator  {name} / {password}")
-        write(
-            f"Invite link for new annotators: http://127.0.0.1:8000/join/{campaign.invite_token}/"
-        )
+        write(f"Invite link for new annotators: {base}/join/{campaign.invite_token}/")
         write("")

@@ -1,0 +1,120 @@
+"""The demo's finished campaign: the demo pairs answered by simulated annotators, one of each
+behaviour (two careful ones), so that the audit, the quality-control panel, the exports and
+the evaluation page have something true to show as soon as the demo starts.
+
+What a careful annotator answers is known: ``fixtures/prb_demo_flaws.json`` gives the answer
+for each deliberately flawed pair, and every other pair is sound. Everything that appears on
+the pages says "simulated": the campaign's name and guidelines and the annotators' usernames.
+"""
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from prb_annotate.audit.frames import request_extra_annotations
+from prb_annotate.campaigns.annotating import Answers
+from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
+from prb_annotate.models import Campaign, Dataset
+from prb_annotate.simulation.behaviours import DESCRIPTIONS, Behaviour
+from prb_annotate.simulation.driver import SimulatedAnnotator, run_campaign
+
+SIMULATED_CAMPAIGN = "PRB demo, simulated annotators"
+SEED = 2026
+# Sound pairs used as gold items. They check the question the guidelines stress, what mainly
+# separates the answers, so that gold catches the annotator who misreads it; the better-fit
+# question is left to the agreement and position-bias figures.
+GOLD_PAIRS = ("art-02", "life-03", "soc-05", "soc-10")
+GOLD_ANSWERS = {"differentiator": "preference"}
+GOLD_RATE = 0.2
+MIN_GOLD_ACCURACY = 0.75
+# (username, behaviour, pace, most answers): careful annotators answer three pairs while the
+# others answer two; the one who fails gold items gives up early, as such people do.
+ROSTER: tuple[tuple[str, Behaviour, int, int | None], ...] = (
+    ("simulated-careful-1", Behaviour.CAREFUL, 3, None),
+    ("simulated-careful-2", Behaviour.CAREFUL, 3, None),
+    ("simulated-noisy", Behaviour.NOISY, 2, None),
+    ("simulated-favours-left", Behaviour.FAVOURS_LEFT, 2, None),
+    ("simulated-too-fast", Behaviour.TOO_FAST, 2, None),
+    ("simulated-fails-gold", Behaviour.FAILS_GOLD, 1, 8),
+)
+# The simulated clock: the campaign "ran" on this day.
+START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+# Rounds of "ask for one more annotator on split votes, let them answer".
+EXTRA_ROUNDS = 2
+
+
+def guidelines() -> str:
+    lines = [
+        "**Simulated campaign.** Nobody answered these pairs: simulated annotators did, through",
+        "the same queue and submit functions as people (`prb_annotate/simulation/`). Each one",
+        "has a known behaviour, so the audit and the quality-control panel can be checked",
+        "against it:",
+        "",
+    ]
+    lines += [f"- `{name}`: {DESCRIPTIONS[behaviour]}" for name, behaviour, _, _ in ROSTER]
+    return "\n".join(lines) + "\n"
+
+
+def expected_answers(flaws_path: Path) -> dict[str, Answers]:
+    """A careful annotator's answer to each flawed pair (dataset orientation)."""
+    flaws = json.loads(flaws_path.read_text(encoding="utf-8"))
+    answers = {}
+    for external_id, flaw in flaws.items():
+        careful = flaw["careful_annotation"]
+        answers[external_id] = Answers(
+            quality_chosen=dict(careful["quality_chosen"]),
+            quality_rejected=dict(careful["quality_rejected"]),
+            rubric_fit=careful["rubric_fit"],
+            differentiator=careful["differentiator"],
+            confidence=careful.get("confidence", "high"),
+            flagged=bool(careful.get("flagged", False)),
+        )
+    return answers
+
+
+def simulated_annotators() -> list[SimulatedAnnotator]:
+    annotators = []
+    for username, behaviour, pace, limit in ROSTER:
+        user, created = User.objects.get_or_create(
+            username=username,
+            defaults={"first_name": "Simulated", "last_name": f"annotator ({behaviour})"},
+        )
+        if created:
+            user.set_unusable_password()  # nobody logs in as a simulated annotator
+            user.save(update_fields=["password"])
+        annotators.append(SimulatedAnnotator(user, behaviour, pace, limit))
+    return annotators
+
+
+@transaction.atomic
+def create_simulated_campaign(
+    dataset: Dataset, manager: User, flaws_path: Path, *, seed: int = SEED
+) -> Campaign:
+    """Create the campaign, let the simulated annotators finish it, and close it."""
+    campaign = create_campaign(
+        dataset,
+        SIMULATED_CAMPAIGN,
+        k=3,
+        seed=seed,
+        gold_pair_ids=dict.fromkeys(GOLD_PAIRS, GOLD_ANSWERS),
+        gold_rate=GOLD_RATE,
+        min_gold_accuracy=MIN_GOLD_ACCURACY,
+        created_by=manager,
+        guidelines=guidelines(),
+        activate=True,
+    )
+    add_member(campaign, manager, role="manager")
+    annotators = simulated_annotators()
+    for annotator in annotators:
+        add_member(campaign, annotator.user)
+    expected = expected_answers(flaws_path)
+    run_campaign(campaign, annotators, expected, seed=seed, start=START)
+    for day in range(1, EXTRA_ROUNDS + 1):
+        if not request_extra_annotations(campaign):
+            break
+        later = START + timedelta(days=day)
+        run_campaign(campaign, annotators, expected, seed=seed, start=later)
+    return set_status(campaign, Campaign.Status.CLOSED)
