@@ -317,3 +317,29 @@ def test_it_fails_a_scoring_run_onto_a_full_disk_in_one_line(
     )
     assert "Traceback" not in result.stderr
     assert sorted(path.name for path in nearly_full_disk.iterdir()) == ["filler"]
+
+
+def test_it_answers_a_full_disk_on_the_web_and_api_export_without_a_500(
+    nearly_full_disk: Path, manager, login, monkeypatch
+) -> None:
+    """The zip download builds the export in the server's temporary space: full, it is a 503
+    with one line saying why, on the page and in the API's error format."""
+    from django.test import Client
+    from rest_framework.authtoken.models import Token
+
+    campaign = campaign_with_pairs(300)
+    monkeypatch.setattr("tempfile.tempdir", str(nearly_full_disk))
+    query = "?subset=all&format=jsonl"
+
+    page = login(manager).get(f"/campaigns/{campaign}/export/{query}")
+    assert page.status_code == 503
+    assert "No space left on device" in page.content.decode()
+
+    token = Token.objects.create(user=manager)
+    api = Client(HTTP_AUTHORIZATION=f"Token {token.key}").get(
+        f"/api/campaigns/{campaign}/export/{query}"
+    )
+    assert api.status_code == 503
+    assert api.json()["detail"].startswith("Cannot write the export's zip on the server")
+    assert api.json()["errors"] == {}
+    assert sorted(path.name for path in nearly_full_disk.iterdir()) == ["filler"]

@@ -46,7 +46,8 @@ from prb_annotate.campaigns.lifecycle import (
 from prb_annotate.campaigns.planned_sample import SamplePlanError
 from prb_annotate.campaigns.progress import campaign_progress
 from prb_annotate.datasets.importing import ImportFailed, import_upload
-from prb_annotate.exports.export import export_zip
+from prb_annotate.exports.export import ExportWriteError, export_zip
+from prb_annotate.exports.slices import ExportError
 from prb_annotate.models import Adjudication, Campaign, CampaignItem, Dataset, Membership, Pair
 
 MAX_LISTED_PROBLEMS = 100
@@ -447,12 +448,21 @@ class CampaignExportView(APIView):
         campaign = managed_campaign(request, campaign_id)
         query = api.ExportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        archive, filename = export_zip(
-            campaign,
-            subset=query.validated_data["subset"],
-            fmt=query.validated_data["format"],
-            with_validation=query.validated_data["with_validation"],
-        )
+        try:
+            archive, filename = export_zip(
+                campaign,
+                subset=query.validated_data["subset"],
+                fmt=query.validated_data["format"],
+                with_validation=query.validated_data["with_validation"],
+            )
+        except ExportError as error:
+            # A full disk on the server is a 503; data the export refuses (a record that
+            # already has a validation field) a 409. Never a 500.
+            full = isinstance(error, ExportWriteError)
+            return Response(
+                error_body(str(error)),
+                status=status.HTTP_503_SERVICE_UNAVAILABLE if full else status.HTTP_409_CONFLICT,
+            )
         return FileResponse(
             archive, as_attachment=True, filename=filename, content_type="application/zip"
         )

@@ -69,7 +69,14 @@ from prb_annotate.exports.slices import (
 )
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Pair
 
-__all__ = ["ExportError", "config_names", "export_split", "export_zip", "pseudonym"]
+__all__ = [
+    "ExportError",
+    "ExportWriteError",
+    "config_names",
+    "export_split",
+    "export_zip",
+    "pseudonym",
+]
 
 SUBSETS = ("validated", "excluded", "all")
 FORMATS = ("jsonl", "parquet", "csv")
@@ -631,7 +638,7 @@ def export_split(
         # First: an export stopped by force may have left the previous one aside.
         clear_abandoned(target)
     except OSError as error:
-        raise ExportError(cannot_write(target, error)) from error
+        raise ExportWriteError(cannot_write(target, error)) from error
     if target.exists() and not overwrite and (not target.is_dir() or any(target.iterdir())):
         raise ExportError(
             f"{target} already exists and is not empty; choose another folder, or replace it "
@@ -644,7 +651,7 @@ def export_split(
         target.parent.mkdir(parents=True, exist_ok=True)
         work = work_folder(target)
     except OSError as error:
-        raise ExportError(cannot_write(target, error)) from error
+        raise ExportWriteError(cannot_write(target, error)) from error
     try:
         manifest = write_export(work, campaign, plan, workers)
         put_in_place(work, target)
@@ -652,11 +659,16 @@ def export_split(
         # A full disk, or a file system that refuses: one line naming the target; nothing
         # of this export is left (the previous one, if any, is untouched).
         shutil.rmtree(work, ignore_errors=True)
-        raise ExportError(cannot_write(target, error)) from error
+        raise ExportWriteError(cannot_write(target, error)) from error
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     return manifest
+
+
+class ExportWriteError(ExportError):
+    """The export was refused by the file system (a full disk, a size limit): the server's
+    problem, not the request's."""
 
 
 def cannot_write(target: Path, error: OSError) -> str:
@@ -950,6 +962,13 @@ def export_zip(
             folder = Path(work) / name
             export_split(campaign, folder, subset=subset, fmt=fmt, with_validation=with_validation)
             write_zip(folder, archive)
+    except (OSError, ExportWriteError) as error:
+        # The server's temporary space is full (or refuses): said in one line, not a 500, and
+        # without the temporary folder's name, which means nothing to the person asking.
+        archive.close()
+        cause = error if isinstance(error, OSError) else error.__cause__
+        reason = getattr(cause, "strerror", None) or cause or error
+        raise ExportWriteError(f"Cannot write the export's zip on the server: {reason}.") from error
     except BaseException:
         archive.close()
         raise

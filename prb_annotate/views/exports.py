@@ -7,7 +7,8 @@ from django.shortcuts import render
 from django.urls import path
 
 from prb_annotate.access import managed_campaign_or_404
-from prb_annotate.exports.export import export_zip
+from prb_annotate.exports.export import ExportWriteError, export_zip
+from prb_annotate.exports.slices import ExportError
 
 
 class ExportForm(forms.Form):
@@ -37,19 +38,26 @@ def campaign_export(request: HttpRequest, campaign_id: int) -> HttpResponseBase:
     # A GET form: the download is a read, so its link can be bookmarked or shared with a
     # colleague who manages the campaign too.
     form = ExportForm(request.GET if "subset" in request.GET else None)
+    failure, status = "", 200
     if form.is_valid():
-        archive, filename = export_zip(
-            campaign,
-            subset=form.cleaned_data["subset"],
-            fmt=form.cleaned_data["format"],
-            with_validation=form.cleaned_data["with_validation"],
-        )
-        return FileResponse(
-            archive, as_attachment=True, filename=filename, content_type="application/zip"
-        )
+        try:
+            archive, filename = export_zip(
+                campaign,
+                subset=form.cleaned_data["subset"],
+                fmt=form.cleaned_data["format"],
+                with_validation=form.cleaned_data["with_validation"],
+            )
+        except ExportError as error:
+            failure = str(error)
+            status = 503 if isinstance(error, ExportWriteError) else 409
+        else:
+            return FileResponse(
+                archive, as_attachment=True, filename=filename, content_type="application/zip"
+            )
     # No verdict counts here: they take the whole audit, which the download runs anyway (and
     # the audit page shows them).
-    return render(request, "prb_annotate/export.html", {"campaign": campaign, "form": form})
+    context = {"campaign": campaign, "form": form, "failure": failure}
+    return render(request, "prb_annotate/export.html", context, status=status)
 
 
 urlpatterns = [
