@@ -65,6 +65,13 @@ def test_it_stores_a_run_with_one_score_per_pair(scored_campaign, feature_model_
     assert accuracy["by_group"]["excluded"]["accuracy"] == pytest.approx(1 / 2)
     assert "validated" in out.getvalue()
     assert "75.0%" in out.getvalue()
+    # The paper's figure (ties as wrong) is printed with its own interval; no pair tied here.
+    overall = accuracy["overall"]
+    paper = (
+        f"ties-as-wrong 66.7% [{100 * overall['accuracy_ties_as_wrong_ci_low']:.1f}%, "
+        f"{100 * overall['accuracy_ties_as_wrong_ci_high']:.1f}%]"
+    )
+    assert paper in out.getvalue()
 
 
 def test_it_scores_only_the_subset_asked_for(scored_campaign, feature_model_dir):
@@ -106,6 +113,9 @@ def test_it_shows_runs_to_managers_only(
     assert "66.7%" in html
     assert "75.0%" in html
     assert "50.0%" in html
+    assert html.count('class="num ties-as-wrong"') == 3
+    overall = EvaluationRun.objects.get(campaign=scored_campaign).summary["accuracy"]["overall"]
+    assert f"{100 * overall['accuracy_ties_as_wrong_ci_low']:.1f}% \u2013 " in html
     assert login(annotator).get(url).status_code == 404
 
 

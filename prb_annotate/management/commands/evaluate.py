@@ -73,10 +73,15 @@ class Command(BaseCommand):
         )
         for row in accuracy_rows(run):
             interval = f"[{percent(row.get('ci_low'))}, {percent(row.get('ci_high'))}]"
+            paper = (
+                f"[{percent(row.get('accuracy_ties_as_wrong_ci_low'))}, "
+                f"{percent(row.get('accuracy_ties_as_wrong_ci_high'))}]"
+            )
             self.stdout.write(
                 f"  {row['subset']:<12} n={row.get('n', 0):<5}"
                 f" accuracy {percent(row.get('accuracy'))} {interval}"
                 f" ties {percent(row.get('tie_rate'))}"
+                f" ties-as-wrong {percent(row.get('accuracy_ties_as_wrong'))} {paper}"
             )
 
     def _annotate(self, campaign: Campaign, options: dict[str, Any]) -> None:
