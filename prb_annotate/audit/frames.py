@@ -361,7 +361,7 @@ def items_frame(
 def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:
     """The verdict of every regular item's pair, keyed by pair id (unannotated ones too).
 
-    Annotators below the campaign's minimum gold accuracy are left out first.
+    Annotators out of the audit (``exclusions.left_out_annotators``) are left out first.
     """
     return _verdicts(campaign, items_frame(campaign, lengths=False))
 
@@ -369,8 +369,15 @@ def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:
 def _verdicts(campaign: Campaign, items: pd.DataFrame) -> dict[int, PairVerdict]:
     frame = annotations_frame(campaign, items)
     thresholds = thresholds_for(campaign)
-    excluded = verdicts.annotators_below_gold(frame, items, thresholds.min_gold_accuracy)
+    excluded = _left_out(campaign)
     return verdicts.pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded)
+
+
+def _left_out(campaign: Campaign) -> dict[str, str]:
+    # Imported here: ``exclusions`` reads the campaign through this module.
+    from prb_annotate.audit.exclusions import left_out_annotators
+
+    return left_out_annotators(campaign)
 
 
 def campaign_audit(
@@ -387,6 +394,7 @@ def campaign_audit(
     the same intervals for the same data.
     """
     items = items_frame(campaign)
+    left_out = _left_out(campaign)
     report = verdicts.audit_report(
         annotations_frame(campaign, items),
         items,
@@ -395,7 +403,12 @@ def campaign_audit(
         seed=campaign.seed if seed is None else seed,
         confidence=confidence,
         dawid_skene=dawid_skene,
+        excluded_annotators=left_out,
     )
+    report["left_out"] = [
+        {"annotator": name, "reason": reason} for name, reason in left_out.items()
+    ]
+    report["settings"]["thresholds"]["position_bias_max_p"] = campaign.position_bias_max_p
     report["campaign"] = {
         "id": campaign.pk,
         "name": campaign.name,

@@ -925,9 +925,18 @@ def audit_report(
     seed: int | None = 0,
     confidence: float = 0.95,
     dawid_skene: bool = True,
+    excluded_annotators: Collection[str] | None = None,
 ) -> dict[str, Any]:
-    """The full audit as plain JSON-ready data: the page, the CLI and exports render this."""
-    excluded = annotators_below_gold(frame, items, thresholds.min_gold_accuracy)
+    """The full audit as plain JSON-ready data: the page, the CLI and exports render this.
+
+    ``excluded_annotators``: who is out of the audit, when the caller knows more reasons than
+    gold accuracy (``exclusions.left_out_annotators``); by default those below the gold minimum.
+    """
+    excluded = (
+        set(excluded_annotators)
+        if excluded_annotators is not None
+        else annotators_below_gold(frame, items, thresholds.min_gold_accuracy)
+    )
     verdicts = pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded)
     counted = counted_annotations(frame, items, excluded)
     flags = consistency_flags(counted_annotations(frame, items), thresholds.quality_criteria)

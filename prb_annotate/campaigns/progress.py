@@ -57,12 +57,17 @@ def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> Cam
             n_submitted=Count("assignments", filter=submitted),
             n_occupied=Count("assignments", filter=occupying(now, "assignments__")),
         )
-        .values("n_submitted", "n_occupied", "extra_annotations")
+        .values("n_submitted", "n_occupied", "extra_annotations", "replacement_annotations")
         .order_by()
     )
     complete = in_progress = untouched = 0
     for row in items:
-        if row["n_submitted"] >= campaign.annotations_per_pair + row["extra_annotations"]:
+        target = (
+            campaign.annotations_per_pair
+            + row["extra_annotations"]
+            + row["replacement_annotations"]
+        )
+        if row["n_submitted"] >= target:
             complete += 1
         elif row["n_occupied"]:
             in_progress += 1

@@ -49,7 +49,8 @@ from django.utils.text import slugify
 
 import prb_annotate
 from prb_annotate.audit import verdicts
-from prb_annotate.audit.frames import annotations_frame, items_frame, raw_rows, thresholds_for
+from prb_annotate.audit.exclusions import left_out_annotators
+from prb_annotate.audit.frames import raw_rows, thresholds_for
 from prb_annotate.exports.processes import can_share_work, ordered_map
 from prb_annotate.exports.slices import (
     ARROW_FAILURES,
@@ -183,14 +184,9 @@ def regular_pairs_by_record_id(campaign: Campaign) -> tuple[array, list[str]]:
 
 
 def gold_exclusions(campaign: Campaign) -> frozenset[str]:
-    """Annotators below the campaign's minimum gold accuracy, from the gold items alone."""
-    if campaign.min_gold_accuracy is None:
-        return frozenset()
-    gold = items_frame(campaign, lengths=False, kind=CampaignItem.Kind.GOLD)
-    if gold.empty:
-        return frozenset()
-    frame = annotations_frame(campaign, gold, kind=CampaignItem.Kind.GOLD)
-    return frozenset(verdicts.annotators_below_gold(frame, gold, campaign.min_gold_accuracy))
+    """Annotators out of the audit: excluded by a manager, below the minimum gold accuracy, or
+    over the position-bias threshold (``exclusions.left_out_annotators``)."""
+    return frozenset(left_out_annotators(campaign))
 
 
 def campaign_annotators(campaign: Campaign) -> dict[int, str]:
@@ -729,6 +725,7 @@ def thresholds(campaign: Campaign) -> dict[str, Any]:
         "quality_threshold": campaign.quality_threshold,
         "majority_threshold": campaign.majority_threshold,
         "min_gold_accuracy": campaign.min_gold_accuracy,
+        "position_bias_max_p": campaign.position_bias_max_p,
         "rule": (
             "validated: k annotations, both answers reach the quality threshold on every "
             "criterion, and a majority (share above majority_threshold) names personal "
