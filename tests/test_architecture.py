@@ -38,7 +38,7 @@ def test_it_keeps_evaluation_free_of_django(path: Path) -> None:
     assert not forbidden, f"{path.relative_to(ROOT)} imports {sorted(forbidden)}"
 
 
-@pytest.mark.parametrize("name", ["agreement.py", "verdicts.py"])
+@pytest.mark.parametrize("name", ["agreement.py", "verdicts.py", "quality.py"])
 def test_it_keeps_the_statistics_free_of_the_orm(name: str) -> None:
     """The statistics are pure functions over arrays and frames."""
     path = ROOT / "prb_annotate" / "audit" / name
