@@ -17,6 +17,7 @@ occupied (the invariant of ``campaigns/assignment.py``).
 """
 
 from collections import defaultdict
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -197,3 +198,21 @@ def request_replacement_annotations(
                 pk=item_id, replacement_annotations__lt=wanted
             ).update(replacement_annotations=wanted)
     return raised
+
+
+def quality_settings(campaign: Campaign) -> quality.QualitySettings:
+    return quality.QualitySettings(
+        quality_criteria=tuple(campaign.quality_criteria),
+        fast_answer_seconds=campaign.fast_answer_seconds,
+        min_gold_accuracy=campaign.min_gold_accuracy,
+        position_bias_max_p=campaign.position_bias_max_p,
+    )
+
+
+def campaign_quality(campaign: Campaign) -> list[dict[str, Any]]:
+    """``quality.annotator_quality`` for the campaign, with who is out of the audit and why."""
+    items = frames.items_frame(campaign, lengths=False)
+    frame = frames.annotations_frame(campaign, items)
+    return quality.annotator_quality(
+        frame, items, quality_settings(campaign), left_out_annotators(campaign)
+    )

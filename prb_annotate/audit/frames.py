@@ -21,6 +21,7 @@ from django.db.models.fields.json import (  # type: ignore[attr-defined]  # not 
 from django.db.models.functions import Length
 
 from prb_annotate.audit import verdicts
+from prb_annotate.audit.quality import LEFT_OUT_REASONS
 from prb_annotate.audit.verdicts import PairVerdict, Thresholds
 from prb_annotate.db.readahead import read_ahead
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
@@ -406,7 +407,8 @@ def campaign_audit(
         excluded_annotators=left_out,
     )
     report["left_out"] = [
-        {"annotator": name, "reason": reason} for name, reason in left_out.items()
+        {"annotator": name, "reason": reason, "reason_label": LEFT_OUT_REASONS[reason]}
+        for name, reason in left_out.items()
     ]
     report["settings"]["thresholds"]["position_bias_max_p"] = campaign.position_bias_max_p
     report["campaign"] = {

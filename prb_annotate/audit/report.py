@@ -241,7 +241,12 @@ def render_text(report: dict[str, Any]) -> str:
         f"bootstrap: {settings['resamples']} resamples, seed {settings['seed']}, "
         f"{settings['confidence']:.0%} intervals"
     )
-    if report["excluded_annotators"]:
+    if report.get("left_out"):
+        lines.append(
+            "left out: "
+            + ", ".join(f"{row['annotator']} ({row['reason']})" for row in report["left_out"])
+        )
+    elif report["excluded_annotators"]:
         lines.append("left out (gold accuracy): " + ", ".join(report["excluded_annotators"]))
 
     for table in agreement_tables(report):

@@ -2,6 +2,7 @@
 
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -164,3 +165,46 @@ def annotator_progress(campaign: Campaign, user: User) -> tuple[int, int | None]
         campaign=campaign, annotator=user, status=Assignment.Status.SUBMITTED
     ).count()
     return done, campaign.quota_per_annotator
+
+
+def completion_times(
+    submissions: Iterable[tuple[int, datetime]], targets: Mapping[int, int]
+) -> list[datetime]:
+    """When each item became complete: the time of its ``target``-th submission, in order.
+
+    ``submissions`` are (item id, submitted at) of submitted assignments; items that have not
+    reached their target are left out.
+    """
+    times: dict[int, list[datetime]] = defaultdict(list)
+    for item_id, submitted_at in submissions:
+        times[item_id].append(submitted_at)
+    completed = []
+    for item_id, target in targets.items():
+        submitted = sorted(times.get(item_id, []))
+        if target and len(submitted) >= target:
+            completed.append(submitted[target - 1])
+    return sorted(completed)
+
+
+def completion_over_time(campaign: Campaign) -> list[tuple[datetime, int]]:
+    """(time, regular items complete by then), one point per item completed."""
+    regular = CampaignItem.objects.filter(campaign=campaign, kind=CampaignItem.Kind.REGULAR)
+    k = campaign.annotations_per_pair
+    targets = {
+        item_id: k + extra + replacements
+        for item_id, extra, replacements in regular.values_list(
+            "pk", "extra_annotations", "replacement_annotations"
+        )
+    }
+    rows = (
+        Assignment.objects.filter(
+            campaign=campaign,
+            status=Assignment.Status.SUBMITTED,
+            item__kind=CampaignItem.Kind.REGULAR,
+            submitted_at__isnull=False,
+        )
+        .order_by()
+        .values_list("item_id", "submitted_at")
+    )
+    submissions = [(item_id, at) for item_id, at in rows if at is not None]
+    return [(at, index) for index, at in enumerate(completion_times(submissions, targets), 1)]

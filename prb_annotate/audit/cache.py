@@ -1,0 +1,154 @@
+"""The computed audit, kept per campaign until what it rests on changes.
+
+Computing the audit reads every annotation of the campaign and bootstraps every coefficient:
+seconds for a large campaign. A manager reloading the page, or the dashboard refreshing
+itself, must not pay that each time, so the result is kept in Django's cache (``CACHES``;
+per process with the default local-memory cache, shared with a database or Redis cache) with
+a *change stamp*: a few counts and maxima that move whenever something the audit reads
+changes. A cached result is used only while the stamp is the same, so it is never stale:
+
+- annotations: how many rows and the largest id (a submit or a revision adds a row);
+- items: how many, and the sums of their extra and replacement slots (split votes, answers
+  that left the audit) and the largest id;
+- adjudications: how many and the largest id (each decision adds a row);
+- annotator exclusions: how many, the largest id, and the latest lift;
+- the campaign's thresholds, read from its row.
+
+Not covered: edits of the pairs' text or of gold items' expected answers made outside the app
+(the admin); the audit page's "Recompute" button drops the kept results for those.
+"""
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.core.cache import cache
+from django.db.models import Count, Max, Sum
+
+from prb_annotate.audit.exclusions import campaign_quality, request_replacement_annotations
+from prb_annotate.audit.frames import campaign_audit
+from prb_annotate.campaigns.progress import completion_over_time
+from prb_annotate.models import Adjudication, Annotation, AnnotatorExclusion, Campaign, CampaignItem
+
+T = TypeVar("T")
+
+# Campaign fields the audit and quality control read.
+STAMPED_FIELDS = (
+    "annotations_per_pair",
+    "quality_threshold",
+    "majority_threshold",
+    "quality_criteria",
+    "rating_scale_max",
+    "min_gold_accuracy",
+    "position_bias_max_p",
+    "fast_answer_seconds",
+    "seed",
+    "status",
+)
+# Long enough to outlive any reload pattern; the stamp, not the timeout, keeps it right.
+TIMEOUT_S = 24 * 3600
+
+
+def change_stamp(campaign: Campaign) -> tuple[Any, ...]:
+    """What the audit rests on, in a few cheap aggregate queries (see the module docstring)."""
+    stored = Campaign.objects.filter(pk=campaign.pk).values(*STAMPED_FIELDS).first() or {}
+    annotations = Annotation.objects.filter(assignment__campaign_id=campaign.pk).aggregate(
+        n=Count("pk"), last=Max("pk")
+    )
+    items = CampaignItem.objects.filter(campaign_id=campaign.pk).aggregate(
+        n=Count("pk"),
+        last=Max("pk"),
+        extra=Sum("extra_annotations"),
+        replacements=Sum("replacement_annotations"),
+    )
+    adjudications = Adjudication.objects.filter(item__campaign_id=campaign.pk).aggregate(
+        n=Count("pk"), last=Max("pk")
+    )
+    exclusions = AnnotatorExclusion.objects.filter(campaign_id=campaign.pk).aggregate(
+        n=Count("pk"), last=Max("pk"), lifted=Max("lifted_at")
+    )
+    return (
+        tuple(str(stored.get(name)) for name in STAMPED_FIELDS),
+        tuple(annotations.values()),
+        tuple(items.values()),
+        tuple(adjudications.values()),
+        tuple(str(value) for value in exclusions.values()),
+    )
+
+
+def _key(campaign: Campaign, variant: str) -> str:
+    # The invite token is random per campaign: an id reused by another database (tests, a
+    # restored backup) never finds another campaign's result.
+    return f"prb-audit:{campaign.pk}:{campaign.invite_token}:{variant}"
+
+
+def _result_key(campaign: Campaign, variant: str) -> str:
+    generation = cache.get(_key(campaign, "generation")) or 0
+    return _key(campaign, f"{variant}:{generation}")
+
+
+def cached(
+    campaign: Campaign,
+    variant: str,
+    compute: Callable[[], T],
+    *,
+    before_compute: Callable[[], object] | None = None,
+) -> T:
+    """``compute()``'s result for the campaign, recomputed only when the change stamp moved.
+
+    ``before_compute`` runs first on a recompute (asking for replacement slots, which moves
+    the stamp itself); the stamp is then read again, so the result is stored with the stamp
+    of the state it was computed from.
+    """
+    key = _result_key(campaign, variant)
+    stamp = change_stamp(campaign)
+    entry = cache.get(key)
+    if entry is not None and entry[0] == stamp:
+        return entry[1]
+    if before_compute is not None:
+        before_compute()
+        stamp = change_stamp(campaign)
+    value = compute()
+    cache.set(key, (stamp, value), TIMEOUT_S)
+    return value
+
+
+def forget_audits(campaign: Campaign) -> None:
+    """Drop every kept result of the campaign: the next read recomputes.
+
+    The results' keys carry a generation number; moving it on orphans them all at once (the
+    cache lets them expire), whatever resamples and seeds they were kept for.
+    """
+    generation_key = _key(campaign, "generation")
+    cache.set(generation_key, (cache.get(generation_key) or 0) + 1, TIMEOUT_S)
+
+
+def campaign_audit_cached(
+    campaign: Campaign, *, resamples: int = 1000, seed: int | None = None
+) -> dict[str, Any]:
+    """``frames.campaign_audit``, kept until the change stamp moves. A recompute first asks
+    for replacement slots, so that the pairs it reports as waiting can be annotated."""
+    seed = campaign.seed if seed is None else seed
+    return cached(
+        campaign,
+        f"report:{resamples}:{seed}",
+        lambda: campaign_audit(campaign, resamples=resamples, seed=seed),
+        before_compute=lambda: request_replacement_annotations(campaign),
+    )
+
+
+def dashboard_figures(campaign: Campaign) -> dict[str, Any]:
+    """The dashboard's slower figures, kept like the audit: annotator quality control and
+    completion over time (``[(ISO time, items complete)]``)."""
+
+    def compute() -> dict[str, Any]:
+        return {
+            "annotators": campaign_quality(campaign),
+            "completion": [(at.isoformat(), count) for at, count in completion_over_time(campaign)],
+        }
+
+    return cached(
+        campaign,
+        "dashboard",
+        compute,
+        before_compute=lambda: request_replacement_annotations(campaign),
+    )
