@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from html import escape
 
 WIDTH = 880
-LABEL_WIDTH = 300
+LABEL_WIDTH = 340
 ROW_HEIGHT = 24
 TOP = 26
 BOTTOM = 10

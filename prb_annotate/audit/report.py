@@ -92,10 +92,16 @@ def _share_interval(label: str, entry: dict[str, Any]) -> svg.Interval:
 
 
 def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """One table per kind of question with fixed columns, cells already formatted."""
+    """One table per kind of question with fixed columns, cells already formatted.
+
+    A note on an undefined or doubtful coefficient is said once per table, as a numbered
+    footnote that every cell it applies to points to: with little data the same note would
+    otherwise repeat on every row.
+    """
     tables = []
     for kind, title in (("nominal", "Choices"), ("ordinal", "Quality ratings")):
         columns = TABLE_COLUMNS[kind]
+        notes: list[str] = []
         rows = []
         for question in report["agreement"]:
             if question["kind"] != kind:
@@ -107,11 +113,9 @@ def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
                     "label": question["label"],
                     "units": question["units"],
                     "units_rated_twice": question["units_rated_twice"],
-                    "cells": [estimate(by_key[key]) for key in columns],
-                    "notes": [
-                        f"{SHORT[key]}: {by_key[key]['note']}"
+                    "cells": [
+                        {"text": estimate(by_key[key]), "note": _footnote(notes, by_key[key])}
                         for key in columns
-                        if by_key[key].get("note")
                     ],
                 }
             )
@@ -124,15 +128,26 @@ def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
                     for key in columns
                 ],
                 "rows": rows,
+                "notes": notes,
             }
         )
     return tables
 
 
+def _footnote(notes: list[str], coefficient: dict[str, Any]) -> int | None:
+    """The 1-based number of the coefficient's note in ``notes`` (added when new), or None."""
+    note = coefficient.get("note")
+    if not note:
+        return None
+    if note not in notes:
+        notes.append(note)
+    return notes.index(note) + 1
+
+
 def charts(report: dict[str, Any]) -> dict[str, SafeString]:
     """Every chart of the page, as inline SVG."""
     agreement_rows = [
-        _interval(f"{question['question']} · {SHORT[key]}", coefficient)
+        _interval(f"{question['label']} · {SHORT[key]}", coefficient)
         for question in report["agreement"]
         for coefficient in question["coefficients"]
         for key in CHART_COEFFICIENTS[question["kind"]]
@@ -218,10 +233,14 @@ def label_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def render_html(report: dict[str, Any], *, standalone_css: str = "") -> str:
-    """A self-contained HTML document (styles inline, no external resource)."""
+def render_html(
+    report: dict[str, Any], *, standalone_css: str = "", standalone_js: str = ""
+) -> str:
+    """A self-contained HTML document (styles and the sorting script inline, no external
+    resource)."""
     return render_to_string(
-        "prb_annotate/audit_standalone.html", {**context(report), "inline_css": standalone_css}
+        "prb_annotate/audit_standalone.html",
+        {**context(report), "inline_css": standalone_css, "inline_js": standalone_js},
     )
 
 
@@ -254,8 +273,9 @@ def render_text(report: dict[str, Any]) -> str:
         for row in table["rows"]:
             lines.append(f"  {row['question']} ({row['units_rated_twice']} units rated twice+)")
             for header, cell in zip(table["headers"], row["cells"], strict=True):
-                lines.append(f"    {header['label']}: {cell}")
-            lines += [f"    note: {note}" for note in row["notes"]]
+                mark = f" [{cell['note']}]" if cell["note"] else ""
+                lines.append(f"    {header['label']}: {cell['text']}{mark}")
+        lines += [f"  [{number}] {note}" for number, note in enumerate(table["notes"], 1)]
 
     lines += ["", "Validity (share of decided pairs)"]
     lines.append(f"  overall: {share(report['validity']['overall']['validated_share'])}")

@@ -47,12 +47,15 @@ def render(report: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
-        return audit_report.render_html(report, standalone_css=_app_css())
+        return audit_report.render_html(
+            report, standalone_css=_static_text("app.css"), standalone_js=_static_text("audit.js")
+        )
     return audit_report.render_text(report)
 
 
-def _app_css() -> str:
-    """The app's stylesheet, inlined so that the HTML file works offline, on its own."""
-    found = finders.find("prb_annotate/app.css")
+def _static_text(name: str) -> str:
+    """The app's stylesheet or the audit's script, inlined so that the HTML file works offline,
+    on its own."""
+    found = finders.find(f"prb_annotate/{name}")
     path = found[0] if isinstance(found, list) else found
     return Path(path).read_text(encoding="utf-8") if path else ""
