@@ -56,7 +56,11 @@ def quality_frame() -> tuple[pd.DataFrame, pd.DataFrame]:
         9: ("rejected", "chosen", "chosen"),  # gold: expects "chosen"
     }
     positions = {"r1": "AAAAA", "r2": "ABABA", "r3": "ABAtA"}
-    times = {"r1": [4000, 6000, 12000, 30000, 1000], "r2": [20000] * 5, "r3": [None] * 5}
+    times: dict[str, list[int | None]] = {
+        "r1": [4000, 6000, 12000, 30000, 1000],
+        "r2": [20000] * 5,
+        "r3": [None] * 5,
+    }
     rows = []
     for index, (pair_id, answers) in enumerate(fits.items()):
         for number, fit in enumerate(answers, start=1):
