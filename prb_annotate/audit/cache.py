@@ -2,10 +2,10 @@
 
 Computing the audit reads every annotation of the campaign and bootstraps every coefficient:
 seconds for a large campaign. A manager reloading the page, or the dashboard refreshing
-itself, must not pay that each time, so the result is kept in Django's cache (``CACHES``;
-per process with the default local-memory cache, shared with a database or Redis cache) with
-a *change stamp*: a few counts and maxima that move whenever something the audit reads
-changes. A cached result is used only while the stamp is the same, so it is never stale:
+itself, must not pay that each time, so the result is kept in the process's memory (the few
+most recently used) with a *change stamp*: a few counts and maxima that move whenever
+something the audit reads changes. A kept result is used only while the stamp is the same, so
+it is never stale (each web process computes a campaign's audit once, then reuses it):
 
 - annotations: how many rows and the largest id (a submit or a revision adds a row);
 - items: how many, and the sums of their extra and replacement slots (split votes, answers
@@ -18,7 +18,10 @@ Not covered: edits of the pairs' text or of gold items' expected answers made ou
 (the admin); the audit page's "Recompute" button drops the kept results for those.
 """
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from django.core.cache import cache
@@ -48,12 +51,34 @@ STAMPED_FIELDS = (
 TIMEOUT_S = 24 * 3600
 
 
-def change_stamp(campaign: Campaign) -> tuple[Any, ...]:
-    """What the audit rests on, in a few cheap aggregate queries (see the module docstring)."""
+@dataclass(frozen=True)
+class Stamp:
+    """What a kept result was computed from (see the module docstring).
+
+    ``annotations_anywhere`` (count and largest id of every annotation, of every campaign) is
+    read first because it costs an index lookup: while it has not moved, neither has the
+    campaign's own ``annotations``, and the query that counts those (a join over the
+    campaign's assignments, the costliest part of the stamp) is skipped.
+    """
+
+    campaign: tuple[str, ...]
+    annotations_anywhere: tuple[Any, ...]
+    annotations: tuple[Any, ...] | None  # None: not read, as annotations_anywhere is unchanged
+    items: tuple[Any, ...]
+    adjudications: tuple[Any, ...]
+    exclusions: tuple[str, ...]
+
+    def same_inputs(self, other: "Stamp") -> bool:
+        """Whether both stamps describe the same audit inputs (annotations elsewhere may
+        differ)."""
+        return replace(self, annotations_anywhere=()) == replace(other, annotations_anywhere=())
+
+
+def change_stamp(campaign: Campaign, previous: Stamp | None = None) -> Stamp:
+    """What the audit rests on, in a few cheap aggregate queries. With the ``previous`` stamp,
+    the campaign's own annotations are counted only if annotations moved anywhere."""
     stored = Campaign.objects.filter(pk=campaign.pk).values(*STAMPED_FIELDS).first() or {}
-    annotations = Annotation.objects.filter(assignment__campaign_id=campaign.pk).aggregate(
-        n=Count("pk"), last=Max("pk")
-    )
+    anywhere = Annotation.objects.aggregate(n=Count("pk"), last=Max("pk"))
     items = CampaignItem.objects.filter(campaign_id=campaign.pk).aggregate(
         n=Count("pk"),
         last=Max("pk"),
@@ -66,13 +91,28 @@ def change_stamp(campaign: Campaign) -> tuple[Any, ...]:
     exclusions = AnnotatorExclusion.objects.filter(campaign_id=campaign.pk).aggregate(
         n=Count("pk"), last=Max("pk"), lifted=Max("lifted_at")
     )
-    return (
-        tuple(str(stored.get(name)) for name in STAMPED_FIELDS),
-        tuple(annotations.values()),
-        tuple(items.values()),
-        tuple(adjudications.values()),
-        tuple(str(value) for value in exclusions.values()),
+    stamp = Stamp(
+        campaign=tuple(str(stored.get(name)) for name in STAMPED_FIELDS),
+        annotations_anywhere=tuple(anywhere.values()),
+        annotations=None,
+        items=tuple(items.values()),
+        adjudications=tuple(adjudications.values()),
+        exclusions=tuple(str(value) for value in exclusions.values()),
     )
+    if previous is not None and previous.annotations_anywhere == stamp.annotations_anywhere:
+        return replace(stamp, annotations=previous.annotations)
+    own = Annotation.objects.filter(assignment__campaign_id=campaign.pk).aggregate(
+        n=Count("pk"), last=Max("pk")
+    )
+    return replace(stamp, annotations=tuple(own.values()))
+
+
+# Kept results: key -> (stamp, value), least recently used first. In this process's memory:
+# a large campaign's report is tens of megabytes of Python objects, which a shared cache would
+# have to unpickle on every read (longer than the rest of the page).
+_kept: OrderedDict[str, tuple[Stamp, Any]] = OrderedDict()
+_kept_lock = threading.Lock()
+KEPT_RESULTS = 8
 
 
 def _key(campaign: Campaign, variant: str) -> str:
@@ -96,27 +136,38 @@ def cached(
     """``compute()``'s result for the campaign, recomputed only when the change stamp moved.
 
     ``before_compute`` runs first on a recompute (asking for replacement slots, which moves
-    the stamp itself); the stamp is then read again, so the result is stored with the stamp
-    of the state it was computed from.
+    the stamp itself); the stamp is then read again, so the result is kept with the stamp of
+    the state it was computed from (or an older one, which only means one recompute more).
+    The result is shared between requests: callers must not change it.
     """
     key = _result_key(campaign, variant)
-    stamp = change_stamp(campaign)
-    entry = cache.get(key)
-    if entry is not None and entry[0] == stamp:
+    with _kept_lock:
+        entry = _kept.get(key)
+    stamp = change_stamp(campaign, entry[0] if entry is not None else None)
+    if entry is not None and entry[0].same_inputs(stamp):
+        with _kept_lock:
+            # With the new stamp: the next read skips the campaign's count again.
+            _kept[key] = (stamp, entry[1])
+            _kept.move_to_end(key)
         return entry[1]
     if before_compute is not None:
         before_compute()
         stamp = change_stamp(campaign)
     value = compute()
-    cache.set(key, (stamp, value), TIMEOUT_S)
+    with _kept_lock:
+        _kept[key] = (stamp, value)
+        _kept.move_to_end(key)
+        while len(_kept) > KEPT_RESULTS:
+            _kept.popitem(last=False)
     return value
 
 
 def forget_audits(campaign: Campaign) -> None:
     """Drop every kept result of the campaign: the next read recomputes.
 
-    The results' keys carry a generation number; moving it on orphans them all at once (the
-    cache lets them expire), whatever resamples and seeds they were kept for.
+    The results' keys carry a generation number, kept in Django's cache (``CACHES``; shared
+    between processes when the cache is); moving it on orphans them all at once, whatever
+    resamples and seeds they were kept for.
     """
     generation_key = _key(campaign, "generation")
     cache.set(generation_key, (cache.get(generation_key) or 0) + 1, TIMEOUT_S)

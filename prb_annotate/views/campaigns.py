@@ -121,7 +121,7 @@ def _render_dashboard(
 ) -> HttpResponse:
     invite_url = request.build_absolute_uri(reverse("join", args=[campaign.invite_token]))
     members = campaign.memberships.select_related("user").order_by("role", "user__username")
-    progress = campaign_progress(campaign)
+    progress = campaign_progress(campaign, median_times=False)
     figures = dashboard_figures(campaign)
     gold_scored = sum(row.gold_scored for row in progress.annotators)
     gold_correct = sum(row.gold_correct for row in progress.annotators)
