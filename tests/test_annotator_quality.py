@@ -1,11 +1,14 @@
 """Annotator quality control: the pure statistics, each against a worked example."""
 
 import math
+from datetime import UTC, datetime
 
 import pandas as pd
 import pytest
 
 from prb_annotate.audit import quality
+from prb_annotate.audit.charts import Point, line_chart
+from prb_annotate.campaigns.progress import completion_times
 
 CRITERIA = ("correctness", "relevance")
 
@@ -150,3 +153,20 @@ def test_it_names_the_most_decisive_reason_an_annotator_is_left_out() -> None:
 
 def test_it_only_ever_raises_replacement_counts() -> None:
     assert quality.replacements_needed({1: 1, 2: 2, 3: 1}, {1: 1, 2: 1, 3: 2}) == {2: 2}
+
+
+def test_it_dates_each_items_completion_at_its_target_th_submission() -> None:
+    """Item 1 needs 2 answers (complete at its second, 10:05), item 2 needs 3 and has 2 (not
+    complete), item 3 needs 1 (complete at 10:01)."""
+    at = [datetime(2026, 1, 5, 10, minute, tzinfo=UTC) for minute in range(6)]
+    submissions = [(1, at[5]), (2, at[2]), (1, at[3]), (3, at[1]), (2, at[4]), (1, at[0])]
+    assert completion_times(submissions, {1: 2, 2: 3, 3: 1}) == [at[1], at[3]]
+
+
+def test_it_draws_completion_without_a_style_attribute() -> None:
+    chart = line_chart(
+        [Point(0, 1), Point(60, 2)], title="Items complete", top=4, top_label="4", time_labels=[]
+    )
+    assert chart.startswith("<svg")
+    assert "style=" not in chart
+    assert "<polyline" in chart
