@@ -15,6 +15,7 @@ from prb_annotate.audit.exclusions import exclude_annotator
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.models import AnnotatorExclusion, Campaign, CampaignItem, Dataset
 from tests.campaign_helpers import active_campaign, annotators, submit_form
+from tests.test_pages_campaigns import campaign_form
 
 NOW = timezone.now()
 
@@ -185,3 +186,21 @@ def test_it_keeps_the_audit_until_an_annotation_exclusion_or_threshold_changes(
         campaign_audit_cached(campaign, resamples=0)["settings"]["thresholds"]["majority_threshold"]
         == 0.9
     )
+
+
+def test_it_sets_the_quality_thresholds_when_creating_a_campaign(
+    dataset: Dataset, manager: User, login: Any
+) -> None:
+    client = login(manager)
+    data = campaign_form(
+        dataset, min_gold_accuracy="0.75", position_bias_max_p="0.01", fast_answer_seconds="6"
+    )
+    assert client.post(reverse("campaign_create"), data).status_code == 302
+    created = Campaign.objects.get()
+    assert (created.min_gold_accuracy, created.position_bias_max_p) == (0.75, 0.01)
+    assert created.fast_answer_seconds == 6.0
+    refused = client.post(
+        reverse("campaign_create"), campaign_form(dataset, name="other", position_bias_max_p="-1")
+    )
+    assert refused.status_code == 200
+    assert Campaign.objects.count() == 1
