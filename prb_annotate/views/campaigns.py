@@ -220,7 +220,7 @@ def campaign_close(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
     if Campaign.Status.CLOSED not in [target for target, _ in STATUS_ACTIONS[campaign.status]]:
         return redirect("campaign_detail", campaign.pk)
-    progress = campaign_progress(campaign)
+    progress = campaign_progress(campaign, median_times=False)
     context = {"campaign": campaign, "progress": progress}
     return render(request, "prb_annotate/campaign_close.html", context)
 
