@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from prb_annotate.audit.cache import campaign_audit_cached, change_stamp
+from prb_annotate.audit.cache import campaign_audit_cached, change_stamp, dashboard_figures
 from prb_annotate.audit.exclusions import exclude_annotator
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.models import AnnotatorExclusion, Campaign, CampaignItem, Dataset
@@ -48,6 +48,8 @@ def test_it_shows_each_annotators_quality_and_completion_on_the_dashboard(
     assert "12 s" in html
     assert "Items complete over time" in html
     assert "<polyline" in html
+    completion = dashboard_figures(campaign)["completion"]
+    assert [count for _, count in completion] == list(range(1, 13))
     assert "refresh.js" in html  # active: the page refreshes itself
     assert "style=" not in html.split('id="completion"')[1].split("</section>")[0]
 

@@ -19,6 +19,7 @@ occupied (the invariant of ``campaigns/assignment.py``).
 from collections import defaultdict
 from typing import Any
 
+import pandas as pd
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -209,10 +210,16 @@ def quality_settings(campaign: Campaign) -> quality.QualitySettings:
     )
 
 
-def campaign_quality(campaign: Campaign) -> list[dict[str, Any]]:
-    """``quality.annotator_quality`` for the campaign, with who is out of the audit and why."""
-    items = frames.items_frame(campaign, lengths=False)
-    frame = frames.annotations_frame(campaign, items)
+def campaign_quality(
+    campaign: Campaign, items: pd.DataFrame | None = None, frame: pd.DataFrame | None = None
+) -> list[dict[str, Any]]:
+    """``quality.annotator_quality`` for the campaign, with who is out of the audit and why.
+    ``items`` and ``frame`` (``frames.items_frame`` / ``annotations_frame``) when the caller
+    has read them already."""
+    if items is None:
+        items = frames.items_frame(campaign, lengths=False)
+    if frame is None:
+        frame = frames.annotations_frame(campaign, items)
     return quality.annotator_quality(
         frame, items, quality_settings(campaign), left_out_annotators(campaign)
     )

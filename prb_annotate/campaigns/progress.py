@@ -189,27 +189,3 @@ def completion_times(
         if target and len(submitted) >= target:
             completed.append(submitted[target - 1])
     return sorted(completed)
-
-
-def completion_over_time(campaign: Campaign) -> list[tuple[datetime, int]]:
-    """(time, regular items complete by then), one point per item completed."""
-    regular = CampaignItem.objects.filter(campaign=campaign, kind=CampaignItem.Kind.REGULAR)
-    k = campaign.annotations_per_pair
-    targets = {
-        item_id: k + extra + replacements
-        for item_id, extra, replacements in regular.values_list(
-            "pk", "extra_annotations", "replacement_annotations"
-        )
-    }
-    rows = (
-        Assignment.objects.filter(
-            campaign=campaign,
-            status=Assignment.Status.SUBMITTED,
-            item__kind=CampaignItem.Kind.REGULAR,
-            submitted_at__isnull=False,
-        )
-        .order_by()
-        .values_list("item_id", "submitted_at")
-    )
-    submissions = [(item_id, at) for item_id, at in rows if at is not None]
-    return [(at, index) for index, at in enumerate(completion_times(submissions, targets), 1)]
