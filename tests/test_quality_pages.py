@@ -206,3 +206,20 @@ def test_it_sets_the_quality_thresholds_when_creating_a_campaign(
     )
     assert refused.status_code == 200
     assert Campaign.objects.count() == 1
+
+
+def test_it_keeps_the_audit_while_only_another_campaign_gets_answers(
+    campaign: Campaign, dataset: Dataset, django_assert_max_num_queries: Any
+) -> None:
+    first = campaign_audit_cached(campaign, resamples=0)
+    other = active_campaign(dataset, name="elsewhere", k=1)
+    (someone,) = annotators(other, 1, prefix="elsewhere")
+    assignment = next_assignment(other, someone, now=NOW)
+    assert assignment is not None
+    submit_form(assignment, now=NOW)
+    # Annotations moved somewhere: the campaign's own are counted (one query more), found
+    # unchanged, and the kept audit is served.
+    with django_assert_max_num_queries(6):
+        assert campaign_audit_cached(campaign, resamples=0) is first
+    with django_assert_max_num_queries(5):
+        assert campaign_audit_cached(campaign, resamples=0) is first
