@@ -10,10 +10,22 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from prb_annotate.audit import sampling
 from prb_annotate.audit.cache import campaign_audit_cached, change_stamp, dashboard_figures
 from prb_annotate.audit.exclusions import exclude_annotator
+from prb_annotate.audit.frames import campaign_audit
+from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns.assignment import next_assignment
-from prb_annotate.models import AnnotatorExclusion, Campaign, CampaignItem, Dataset
+from prb_annotate.campaigns.model_annotator import ANNOTATOR_MODE
+from prb_annotate.campaigns.planned_sample import plan_for_dataset
+from prb_annotate.models import (
+    AnnotatorExclusion,
+    Campaign,
+    CampaignItem,
+    Dataset,
+    EvaluationRun,
+    ModelAnswer,
+)
 from tests.campaign_helpers import active_campaign, annotators, submit_form
 from tests.test_pages_campaigns import campaign_form
 
@@ -165,8 +177,8 @@ def test_it_keeps_the_audit_until_an_annotation_exclusion_or_threshold_changes(
 ) -> None:
     first = campaign_audit_cached(campaign, resamples=0)
     stamp = change_stamp(campaign)
-    # A reload reads the change stamp only (five aggregate queries), not the annotations.
-    with django_assert_max_num_queries(5):
+    # A reload reads the change stamp only (six aggregate queries), not the annotations.
+    with django_assert_max_num_queries(6):
         assert campaign_audit_cached(campaign, resamples=0) == first
 
     third = User.objects.get(username="annotator02")
@@ -187,6 +199,42 @@ def test_it_keeps_the_audit_until_an_annotation_exclusion_or_threshold_changes(
     assert (
         campaign_audit_cached(campaign, resamples=0)["settings"]["thresholds"]["majority_threshold"]
         == 0.9
+    )
+
+
+def test_the_kept_audit_follows_model_annotators_and_the_planned_sample(
+    campaign: Campaign,
+) -> None:
+    """The report shows model annotators and a planned sample's estimate: storing a model's
+    answers or changing the plan moves the change stamp, so the kept report is never stale."""
+    first = campaign_audit_cached(campaign, resamples=0)
+    assert "model_annotators" not in first
+    assert "sample_estimate" not in first
+    stamp = change_stamp(campaign)
+
+    run = EvaluationRun.objects.create(campaign=campaign, model_name="tiny", mode=ANNOTATOR_MODE)
+    assert change_stamp(campaign) != stamp
+    item = campaign.items.filter(kind=CampaignItem.Kind.REGULAR).first()
+    assert item is not None
+    stamp = change_stamp(campaign)
+    ModelAnswer.objects.create(
+        run=run,
+        pair=item.pair,
+        question="rubric_fit",
+        chosen_position="A",
+        reply="A",
+        answer="chosen",
+    )
+    assert change_stamp(campaign) != stamp
+    [shown] = campaign_audit_cached(campaign, resamples=0)["model_annotators"]
+    assert shown["run"] == run.pk
+
+    plan = plan_for_dataset(campaign.dataset, PlanTargets(half_width=0.3), k=2)
+    campaign.sample_plan = plan.as_json()
+    campaign.save(update_fields=["sample_plan"])
+    estimate = campaign_audit_cached(campaign, resamples=0)["sample_estimate"]
+    assert estimate == sampling.audit_estimate(
+        plan.as_json(), campaign_audit(campaign, resamples=0)["validity"]["per_category"]
     )
 
 
@@ -219,7 +267,7 @@ def test_it_keeps_the_audit_while_only_another_campaign_gets_answers(
     submit_form(assignment, now=NOW)
     # Annotations moved somewhere: the campaign's own are counted (one query more), found
     # unchanged, and the kept audit is served.
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):
         assert campaign_audit_cached(campaign, resamples=0) is first
-    with django_assert_max_num_queries(5):
+    with django_assert_max_num_queries(6):
         assert campaign_audit_cached(campaign, resamples=0) is first

@@ -43,7 +43,6 @@ from prb_annotate.models import (
     Campaign,
     CampaignItem,
     EvaluationRun,
-    ModelAnswer,
 )
 
 T = TypeVar("T")
@@ -107,10 +106,12 @@ def change_stamp(campaign: Campaign, previous: Stamp | None = None) -> Stamp:
     exclusions = AnnotatorExclusion.objects.filter(campaign_id=campaign.pk).aggregate(
         n=Count("pk"), last=Max("pk"), lifted=Max("lifted_at")
     )
-    model_runs = EvaluationRun.objects.filter(campaign_id=campaign.pk, mode=ANNOTATOR_MODE)
-    runs = model_runs.aggregate(n=Count("pk"), last=Max("pk"))
-    answers = ModelAnswer.objects.filter(run__in=model_runs).aggregate(
-        n=Count("pk"), last=Max("pk")
+    # Runs and their answers in one query (a run with no answers still counts once).
+    models = EvaluationRun.objects.filter(campaign_id=campaign.pk, mode=ANNOTATOR_MODE).aggregate(
+        runs=Count("pk", distinct=True),
+        last_run=Max("pk"),
+        answers=Count("model_answers"),
+        last_answer=Max("model_answers"),
     )
     stamp = Stamp(
         campaign=tuple(str(stored.get(name)) for name in STAMPED_FIELDS),
@@ -119,7 +120,7 @@ def change_stamp(campaign: Campaign, previous: Stamp | None = None) -> Stamp:
         items=tuple(items.values()),
         adjudications=tuple(adjudications.values()),
         exclusions=tuple(str(value) for value in exclusions.values()),
-        model_annotators=(*runs.values(), *answers.values()),
+        model_annotators=tuple(models.values()),
     )
     if previous is not None and previous.annotations_anywhere == stamp.annotations_anywhere:
         return replace(stamp, annotations=previous.annotations)
