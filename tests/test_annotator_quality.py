@@ -170,3 +170,29 @@ def test_it_draws_completion_without_a_style_attribute() -> None:
     assert chart.startswith("<svg")
     assert "style=" not in chart
     assert "<polyline" in chart
+
+
+def test_the_api_writes_an_infinite_z_score_as_null() -> None:
+    """Most annotators agreeing equally makes the others' score infinite, which JSON cannot
+    carry: the API writes null, and the outlier mark still says it."""
+    from rest_framework.renderers import JSONRenderer
+
+    from prb_annotate.api.serializers import AnnotatorQualitySerializer
+
+    table = [
+        {"annotator": name, "agreement": value, "gold_accuracy": None, "position_p_value": None}
+        | {"fast_share": None, "straight_lining_share": None}
+        for name, value in (("a", 0.8), ("b", 0.8), ("c", 0.8), ("d", 0.2))
+    ]
+    quality._mark_outliers(table, quality.QualitySettings(quality_criteria=()))
+    assert table[3]["agreement_z"] == -math.inf
+    assert "agreement" in table[3]["outliers"]
+    rows = [
+        row
+        | {"annotator_id": n, "annotations": 1, "gold_answered": 0, "agreement_units": 1}
+        | {"share_a": None, "median_seconds": None, "left_out": None}
+        for n, row in enumerate(table)
+    ]
+    data = AnnotatorQualitySerializer(rows, many=True).data
+    assert [row["agreement_z"] for row in data] == [0.0, 0.0, 0.0, None]
+    JSONRenderer().render(data)  # strict JSON: no Infinity

@@ -1,6 +1,7 @@
 """Shapes and input validation of the API. Workflows stay in the service modules: a serializer
 checks the request, the view calls ``create_campaign``, ``set_status``, ``import_upload``..."""
 
+import math
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -525,6 +526,14 @@ class ProgressSerializer(serializers.Serializer):
     annotators = AnnotatorProgressSerializer(many=True)
 
 
+class FiniteFloatField(serializers.FloatField):
+    """A float that JSON can carry: an infinite or undefined value is written as null."""
+
+    def to_representation(self, value: Any) -> float | None:
+        number = super().to_representation(value)
+        return number if math.isfinite(number) else None
+
+
 class AnnotatorQualitySerializer(serializers.Serializer):
     """One annotator's quality-control figures (``audit/quality.py``), over regular pairs."""
 
@@ -537,8 +546,10 @@ class AnnotatorQualitySerializer(serializers.Serializer):
         allow_null=True, help_text="Share of rubric-fit answers matching the others' majority."
     )
     agreement_units = serializers.IntegerField()
-    agreement_z = serializers.FloatField(
-        allow_null=True, help_text="Modified z-score of the agreement among the annotators."
+    agreement_z = FiniteFloatField(
+        allow_null=True,
+        help_text="Modified z-score of the agreement among the annotators; null when it is "
+        "undefined or infinite (most annotators agree equally and this one does not).",
     )
     share_a = serializers.FloatField(allow_null=True)
     position_p_value = serializers.FloatField(allow_null=True)
