@@ -2,6 +2,7 @@
 
 import math
 from datetime import UTC, datetime
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -179,7 +180,7 @@ def test_the_api_writes_an_infinite_z_score_as_null() -> None:
 
     from prb_annotate.api.serializers import AnnotatorQualitySerializer
 
-    table = [
+    table: list[dict[str, Any]] = [
         {"annotator": name, "agreement": value, "gold_accuracy": None, "position_p_value": None}
         | {"fast_share": None, "straight_lining_share": None}
         for name, value in (("a", 0.8), ("b", 0.8), ("c", 0.8), ("d", 0.2))

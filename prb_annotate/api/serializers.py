@@ -529,8 +529,8 @@ class ProgressSerializer(serializers.Serializer):
 class FiniteFloatField(serializers.FloatField):
     """A float that JSON can carry: an infinite or undefined value is written as null."""
 
-    def to_representation(self, value: Any) -> float | None:
-        number = super().to_representation(value)
+    def to_representation(self, value: Any) -> Any:
+        number = float(value)
         return number if math.isfinite(number) else None
 
 
