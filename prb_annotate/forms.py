@@ -33,6 +33,34 @@ PLAN_FIELDS = {
     "plan_price": "price_per_annotation",
 }
 
+# The thresholds of annotator quality control, on the creation form and the dashboard's form.
+QUALITY_FIELD_OPTIONS: dict[str, dict[str, Any]] = {
+    "min_gold_accuracy": {
+        "label": "Minimum gold accuracy",
+        "required": False,
+        "max_value": 1.0,
+        "help_text": "Annotators below it leave the audit; empty to keep everyone.",
+    },
+    "position_bias_max_p": {
+        "label": "Position-bias p-value threshold",
+        "required": False,
+        "max_value": 1.0,
+        "help_text": "Annotators whose share of “A” answers has a binomial p-value below it "
+        "leave the audit (0.01 is a usual choice); empty to keep everyone.",
+    },
+    "fast_answer_seconds": {
+        "label": "Fast-answer floor (seconds)",
+        "required": False,
+        "initial": 10.0,
+        "max_value": 3600.0,
+        "help_text": "Quality control counts answers given faster than this as too fast.",
+    },
+}
+
+
+def quality_field(name: str, **overrides: Any) -> forms.FloatField:
+    return forms.FloatField(min_value=0.0, **{**QUALITY_FIELD_OPTIONS[name], **overrides})
+
 
 class CampaignForm(forms.Form):
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"))
@@ -90,6 +118,9 @@ class CampaignForm(forms.Form):
         required=False,
         help_text="A running clock of the time spent on the current item, on the annotation page.",
     )
+    min_gold_accuracy = quality_field("min_gold_accuracy")
+    position_bias_max_p = quality_field("position_bias_max_p")
+    fast_answer_seconds = quality_field("fast_answer_seconds")
     completion_url = forms.URLField(
         label="Completion URL",
         required=False,
@@ -173,6 +204,23 @@ class CampaignForm(forms.Form):
         if Campaign.objects.filter(name=name).exists():
             raise forms.ValidationError("A campaign with this name already exists.")
         return name
+
+
+class QualitySettingsForm(forms.ModelForm[Campaign]):
+    """The thresholds of annotator quality control, changeable while the campaign runs."""
+
+    min_gold_accuracy = quality_field("min_gold_accuracy")
+    position_bias_max_p = quality_field("position_bias_max_p")
+    fast_answer_seconds = quality_field("fast_answer_seconds", required=True)
+
+    class Meta:
+        model = Campaign
+        fields = ["min_gold_accuracy", "position_bias_max_p", "fast_answer_seconds"]
+
+
+class ExcludeAnnotatorForm(forms.Form):
+    annotator = forms.IntegerField(widget=forms.HiddenInput)
+    reason = forms.CharField(max_length=2000, help_text="Kept with the exclusion.")
 
 
 class AddMemberForm(forms.Form):

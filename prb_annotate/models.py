@@ -165,6 +165,11 @@ class CampaignItem(models.Model):
     gold_answers = models.JSONField(null=True, blank=True)
     # Raised by the audit when a split vote asks for one more annotator (k + extra).
     extra_annotations = models.PositiveSmallIntegerField(default=0)
+    # Slots added because annotations on this item left the audit (an excluded annotator, one
+    # below the gold accuracy or over the position-bias threshold). Their answers still hold
+    # their slots, so the item needs this many more occupied slots, by other annotators, to
+    # reach the annotations its verdict counts (k + extra).
+    replacement_annotations = models.PositiveSmallIntegerField(default=0)
     # Seeded random rank that breaks ties in the queue reproducibly.
     order_key = models.BigIntegerField(default=0)
 
@@ -180,7 +185,12 @@ class CampaignItem(models.Model):
         return f"{self.campaign_id}:{self.pair_id}"
 
     def target_annotations(self) -> int:
-        return self.campaign.annotations_per_pair + self.extra_annotations
+        """Occupied slots the item may have: k, split-vote extras, replacements."""
+        return (
+            self.campaign.annotations_per_pair
+            + self.extra_annotations
+            + self.replacement_annotations
+        )
 
 
 class Membership(models.Model):

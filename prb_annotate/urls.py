@@ -27,6 +27,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("datasets/", include("prb_annotate.views.browser")),
     path("campaigns/", include("prb_annotate.views.campaigns")),
+    path("campaigns/", include("prb_annotate.views.quality")),
     path("campaigns/", include("prb_annotate.views.audit")),
     path("campaigns/", include("prb_annotate.views.pairs")),
     path("campaigns/", include("prb_annotate.views.exports")),

@@ -17,6 +17,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from prb_annotate.api.docs import openapi_schema
+from prb_annotate.audit.exclusions import exclude_annotator
 from prb_annotate.audit.sampling import PlanTargets, plan_sample
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
@@ -36,6 +37,7 @@ class World:
     campaign: Campaign
     assignment: Assignment
     users: dict[str, User | None]
+    excluded: User  # an annotator of the campaign left out of its audit
 
     def url(self, template: str) -> str:
         return template.format(
@@ -43,6 +45,7 @@ class World:
             dataset_id=self.dataset.pk,
             pair_id=self.campaign.items.first().pair_id,  # type: ignore[union-attr]
             assignment_id=self.assignment.pk,
+            annotator_id=self.excluded.pk,
         )
 
 
@@ -115,6 +118,20 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
     ("GET", "/api/campaigns/{campaign_id}/progress/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/audit/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/agreement/", None, (403, 404, 404, 200)),
+    ("GET", "/api/campaigns/{campaign_id}/annotator-quality/", None, (403, 404, 404, 200)),
+    ("GET", "/api/campaigns/{campaign_id}/exclusions/", None, (403, 404, 404, 200)),
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/exclusions/",
+        lambda w: {"annotator": "alice", "reason": "answers in two seconds"},
+        (403, 404, 404, 201),
+    ),
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/exclusions/{annotator_id}/lift/",
+        None,
+        (403, 404, 404, 200),
+    ),
     ("GET", "/api/campaigns/{campaign_id}/verdicts/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/export/", None, (403, 404, 404, 200)),
     (
@@ -161,7 +178,10 @@ def world(db: None) -> World:
     assignment = next_assignment(campaign, alice)
     assert assignment is not None
     users: dict[str, User | None] = dict(zip(ROLES, [None, bob, alice, manager], strict=True))
-    return World(dataset, campaign, assignment, users)
+    dave = User.objects.create(username="dave")
+    add_member(campaign, dave)
+    exclude_annotator(campaign, dave, "never opened the guidelines", by=manager)
+    return World(dataset, campaign, assignment, users, dave)
 
 
 def call(client: Client, method: str, url: str, body: dict[str, Any] | None) -> int:

@@ -39,7 +39,7 @@ def test_it_keeps_evaluation_free_of_django(path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["agreement.py", "verdicts.py", "sampling.py", "model_agreement.py"]
+    "name", ["agreement.py", "verdicts.py", "quality.py", "sampling.py", "model_agreement.py"]
 )
 def test_it_keeps_the_statistics_free_of_the_orm(name: str) -> None:
     """The statistics are pure functions over arrays and frames."""

@@ -98,8 +98,8 @@ def test_it_prints_the_same_numbers_on_the_page_and_in_the_cli(campaign, manager
     ]
     assert table_cells
     for cell in table_cells:
-        assert cell in text
-        assert cell in html
+        assert cell["text"] in text
+        assert cell["text"] in html
     for _, value in audit_report.bias_lines(from_cli) + audit_report.label_lines(from_cli):
         assert value in text
         assert value in html

@@ -124,7 +124,7 @@ def test_it_pauses_resumes_and_closes(dataset, manager, annotator, login) -> Non
         ("active", "closed"),  # closing is final
     ]
     for wanted, expected in steps:
-        response = client.post(url, {"status": wanted})
+        response = client.post(url, {"status": wanted, "confirmed": "yes"})
         assert response["Location"] == reverse("campaign_detail", args=[campaign.pk])
         campaign.refresh_from_db()
         assert campaign.status == expected, wanted

@@ -1,6 +1,7 @@
 """Shapes and input validation of the API. Workflows stay in the service modules: a serializer
 checks the request, the view calls ``create_campaign``, ``set_status``, ``import_upload``..."""
 
+import math
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -10,7 +11,14 @@ from prb_annotate.audit import listing, verdicts
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.exports.export import FORMATS, SUBSETS
 from prb_annotate.forms import MAJORITY_BELOW_HALF
-from prb_annotate.models import Adjudication, Campaign, Dataset, Membership, Pair
+from prb_annotate.models import (
+    Adjudication,
+    AnnotatorExclusion,
+    Campaign,
+    Dataset,
+    Membership,
+    Pair,
+)
 
 MAX_K = 50
 MAX_SCALE = 10
@@ -123,6 +131,20 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
     min_gold_accuracy = serializers.FloatField(
         min_value=0.0, max_value=1.0, allow_null=True, required=False
     )
+    position_bias_max_p = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        allow_null=True,
+        required=False,
+        help_text="Annotators whose share of A answers has a binomial p-value below this leave "
+        "the audit; null keeps everyone.",
+    )
+    fast_answer_seconds = serializers.FloatField(
+        min_value=0.0,
+        max_value=3600.0,
+        required=False,
+        help_text="Quality control counts answers faster than this as too fast.",
+    )
     quota_per_annotator = serializers.IntegerField(
         min_value=1, max_value=1_000_000, allow_null=True, required=False
     )
@@ -145,6 +167,8 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "quality_threshold",
             "majority_threshold",
             "min_gold_accuracy",
+            "position_bias_max_p",
+            "fast_answer_seconds",
             "gold_rate",
             "seed",
             "quota_per_annotator",
@@ -506,3 +530,76 @@ class ProgressSerializer(serializers.Serializer):
     live_reservations = serializers.IntegerField()
     percent_complete = serializers.FloatField()
     annotators = AnnotatorProgressSerializer(many=True)
+
+
+class FiniteFloatField(serializers.FloatField):
+    """A float that JSON can carry: an infinite or undefined value is written as null."""
+
+    def to_representation(self, value: Any) -> Any:
+        number = float(value)
+        return number if math.isfinite(number) else None
+
+
+class AnnotatorQualitySerializer(serializers.Serializer):
+    """One annotator's quality-control figures (``audit/quality.py``), over regular pairs."""
+
+    annotator = serializers.CharField()
+    annotator_id = serializers.IntegerField(allow_null=True)
+    annotations = serializers.IntegerField()
+    gold_answered = serializers.IntegerField()
+    gold_accuracy = serializers.FloatField(allow_null=True)
+    agreement = serializers.FloatField(
+        allow_null=True, help_text="Share of rubric-fit answers matching the others' majority."
+    )
+    agreement_units = serializers.IntegerField()
+    agreement_z = FiniteFloatField(
+        allow_null=True,
+        help_text="Modified z-score of the agreement among the annotators; null when it is "
+        "undefined or infinite (most annotators agree equally and this one does not).",
+    )
+    share_a = serializers.FloatField(allow_null=True)
+    position_p_value = serializers.FloatField(allow_null=True)
+    median_seconds = serializers.FloatField(allow_null=True)
+    fast_share = serializers.FloatField(allow_null=True)
+    straight_lining_share = serializers.FloatField(allow_null=True)
+    outliers = serializers.ListField(child=serializers.CharField())
+    left_out = serializers.CharField(
+        allow_null=True,
+        help_text="Why the annotator's answers are out of the audit: manager_excluded, "
+        "low_gold_accuracy or position_bias; null when they count.",
+    )
+
+
+class ExclusionSerializer(serializers.ModelSerializer[AnnotatorExclusion]):
+    annotator: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
+    excluded_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
+    lifted_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
+
+    class Meta:
+        model = AnnotatorExclusion
+        fields = [
+            "id",
+            "annotator",
+            "annotator_id",
+            "reason",
+            "excluded_by",
+            "created_at",
+            "lifted_by",
+            "lifted_at",
+        ]
+        read_only_fields = fields
+
+
+class ExcludeSerializer(serializers.Serializer):
+    annotator = serializers.SlugRelatedField(
+        slug_field="username",
+        queryset=get_user_model().objects.all(),
+        help_text="Username of an annotator of the campaign.",
+    )
+    reason = serializers.CharField(max_length=2000, help_text="Why; kept with the exclusion.")

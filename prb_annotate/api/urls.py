@@ -67,6 +67,21 @@ urlpatterns: list[URLPattern] = [
         name="api_campaign_agreement",
     ),
     path(
+        "campaigns/<row_id:campaign_id>/annotator-quality/",
+        views.AnnotatorQualityView.as_view(),
+        name="api_campaign_annotator_quality",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/exclusions/",
+        views.ExclusionList.as_view(),
+        name="api_campaign_exclusions",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/exclusions/<row_id:annotator_id>/lift/",
+        views.ExclusionLift.as_view(),
+        name="api_campaign_exclusion_lift",
+    ),
+    path(
         "campaigns/<row_id:campaign_id>/verdicts/",
         views.VerdictList.as_view(),
         name="api_campaign_verdicts",

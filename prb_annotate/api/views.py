@@ -6,8 +6,10 @@ web pages and management commands call), and the access rules are those of the w
 """
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, Q, QuerySet
 from django.http import FileResponse, HttpResponseBase
@@ -34,7 +36,14 @@ from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import IsStaff, managed_campaign
 from prb_annotate.api.schema import ImportErrorSerializer
 from prb_annotate.audit import decisions, listing
-from prb_annotate.audit.frames import PairVerdict, campaign_audit, campaign_verdicts
+from prb_annotate.audit.cache import campaign_audit_cached, dashboard_figures
+from prb_annotate.audit.exclusions import (
+    exclude_annotator,
+    exclusion_history,
+    lift_exclusion,
+    request_replacement_annotations,
+)
+from prb_annotate.audit.frames import PairVerdict, campaign_verdicts
 from prb_annotate.audit.listing import PairRow
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns.lifecycle import (
@@ -51,6 +60,7 @@ from prb_annotate.exports.slices import ExportError
 from prb_annotate.models import Adjudication, Campaign, CampaignItem, Dataset, Membership, Pair
 
 MAX_LISTED_PROBLEMS = 100
+T = TypeVar("T")
 
 
 class Pagination(PageNumberPagination):
@@ -273,6 +283,12 @@ class CampaignDetail(generics.RetrieveUpdateAPIView[Campaign]):
     def get_object(self) -> Campaign:
         return managed_campaign(self.request, self.kwargs["campaign_id"])
 
+    def perform_update(self, serializer: serializers.BaseSerializer[Campaign]) -> None:
+        campaign = serializer.save()
+        # A new gold minimum or bias threshold may leave answers out: make room for others.
+        if {"min_gold_accuracy", "position_bias_max_p"} & set(serializer.validated_data):
+            request_replacement_annotations(campaign)
+
 
 class CampaignStatusChange(APIView):
     """Start (or resume), pause or close a campaign; closing is final."""
@@ -326,7 +342,7 @@ def audit_for(request: Request, campaign: Campaign) -> dict[str, Any]:
     query = api.AuditQuerySerializer(data=request.query_params)
     query.is_valid(raise_exception=True)
     seed = query.validated_data.get("seed", campaign.seed)
-    return campaign_audit(campaign, resamples=query.validated_data["resamples"], seed=seed)
+    return campaign_audit_cached(campaign, resamples=query.validated_data["resamples"], seed=seed)
 
 
 class CampaignAuditView(APIView):
@@ -354,6 +370,65 @@ class CampaignAgreementView(APIView):
                 "questions": audit["agreement"],
             }
         )
+
+
+class AnnotatorQualityView(APIView):
+    """Per annotator: gold accuracy, agreement with the others, share of A with its p-value,
+    median time, fast and straight-lined shares, outlier marks, and whether they are out of
+    the audit (and why)."""
+
+    @extend_schema(responses={200: api.AnnotatorQualitySerializer(many=True)})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        rows = dashboard_figures(campaign)["annotators"]
+        return Response(api.AnnotatorQualitySerializer(rows, many=True).data)
+
+
+class ExclusionList(APIView):
+    """Annotators a manager left out of the audit, with history; POST excludes one."""
+
+    parser_classes = [JSONParser]
+
+    @extend_schema(responses={200: api.ExclusionSerializer(many=True)})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        return Response(api.ExclusionSerializer(exclusion_history(campaign), many=True).data)
+
+    @extend_schema(request=api.ExcludeSerializer, responses={201: api.ExclusionSerializer})
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        body = api.ExcludeSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        exclusion = _as_api_error(
+            lambda: exclude_annotator(
+                campaign,
+                body.validated_data["annotator"],
+                body.validated_data["reason"],
+                by=request.user,  # type: ignore[arg-type]  # IsStaff or a manager: a User
+            )
+        )
+        return Response(api.ExclusionSerializer(exclusion).data, status=status.HTTP_201_CREATED)
+
+
+class ExclusionLift(APIView):
+    """Bring an excluded annotator back into the audit (the exclusion stays as history)."""
+
+    @extend_schema(request=None, responses={200: api.ExclusionSerializer})
+    def post(self, request: Request, campaign_id: int, annotator_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        annotator = get_object_or_404(User, pk=annotator_id)
+        exclusion = _as_api_error(
+            lambda: lift_exclusion(campaign, annotator, by=request.user)  # type: ignore[arg-type]
+        )
+        return Response(api.ExclusionSerializer(exclusion).data)
+
+
+def _as_api_error(action: Callable[[], T]) -> T:
+    """The service's ValidationError (field -> messages) as the API's 400."""
+    try:
+        return action()
+    except DjangoValidationError as exc:
+        raise serializers.ValidationError(exc.message_dict) from exc
 
 
 @extend_schema(parameters=[api.VerdictFilterSerializer])

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from html import escape
 
 WIDTH = 880
-LABEL_WIDTH = 300
+LABEL_WIDTH = 340
 ROW_HEIGHT = 24
 TOP = 26
 BOTTOM = 10
@@ -53,8 +53,8 @@ def _frame(height: float, title: str, body: list[str]) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
         f'viewBox="0 0 {WIDTH} {height:.0f}" width="100%" '
-        # Presentation attributes, not style=: the Content-Security-Policy forbids inline styles
-        # (the width limit is in audit.css).
+        # Presentation attributes, not a style attribute: the pages' Content-Security-Policy
+        # allows no inline styles (app.css caps the width).
         'font-family="system-ui,sans-serif" font-size="12">'
         f"<title>{escape(title)}</title>" + "".join(body) + "</svg>"
     )
@@ -184,4 +184,63 @@ def count_chart(rows: Sequence[tuple[str, int]], *, title: str) -> str:
             f'height="{ROW_HEIGHT - 10}" fill="{BAD}" opacity="0.7"/>'
             f'<text x="{WIDTH - RIGHT + 8}" y="{middle + 4:.1f}" fill="{INK}">{count}</text>'
         )
+    return _frame(height, title, parts)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of a line over time: seconds since the epoch, and a value."""
+
+    at: float
+    value: float
+
+
+def line_chart(
+    points: Sequence[Point], *, title: str, top: float, top_label: str, time_labels: Sequence[str]
+) -> str:
+    """A step line rising over time (e.g. items complete), up to a dashed ``top`` (the total).
+
+    ``time_labels`` name the first and last time under the axis.
+    """
+    height = 200.0
+    left, right, upper, lower = 60.0, WIDTH - 20.0, 20.0, height - 30.0
+    top = max(top, max((point.value for point in points), default=0.0), 1.0)
+    start = points[0].at if points else 0.0
+    span = (points[-1].at - start) if len(points) > 1 else 1.0
+    span = span or 1.0
+
+    def x(at: float) -> float:
+        return left + (at - start) / span * (right - left)
+
+    def y(value: float) -> float:
+        return lower - value / top * (lower - upper)
+
+    parts = [
+        f'<line x1="{left}" y1="{lower}" x2="{right}" y2="{lower}" stroke="{LINE}"/>'
+        f'<line x1="{left}" y1="{y(top):.1f}" x2="{right}" y2="{y(top):.1f}" stroke="{MUTED}" '
+        f'stroke-dasharray="3 3"/>'
+        f'<text x="{left - 6}" y="{y(top) + 4:.1f}" text-anchor="end" fill="{MUTED}">'
+        f"{escape(top_label)}</text>"
+        f'<text x="{left - 6}" y="{lower + 4}" text-anchor="end" fill="{MUTED}">0</text>'
+    ]
+    if time_labels:
+        parts.append(
+            f'<text x="{left}" y="{height - 8}" fill="{MUTED}">{escape(time_labels[0])}</text>'
+            f'<text x="{right}" y="{height - 8}" text-anchor="end" fill="{MUTED}">'
+            f"{escape(time_labels[-1])}</text>"
+        )
+    if points:
+        steps = [f"{x(points[0].at):.1f},{y(0):.1f}"]
+        previous = 0.0
+        for point in points:
+            steps += [
+                f"{x(point.at):.1f},{y(previous):.1f}",
+                f"{x(point.at):.1f},{y(point.value):.1f}",
+            ]
+            previous = point.value
+        parts.append(
+            f'<polyline points="{" ".join(steps)}" fill="none" stroke="{ACCENT}" stroke-width="2"/>'
+        )
+    else:
+        parts.append(f'<text x="{left + 8}" y="{lower - 8}" fill="{MUTED}">nothing yet</text>')
     return _frame(height, title, parts)

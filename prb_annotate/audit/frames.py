@@ -21,6 +21,7 @@ from django.db.models.fields.json import (  # type: ignore[attr-defined]  # not 
 from django.db.models.functions import Length
 
 from prb_annotate.audit import decisions, sampling, verdicts
+from prb_annotate.audit.quality import LEFT_OUT_REASONS
 from prb_annotate.audit.verdicts import PairVerdict, Thresholds
 from prb_annotate.db.readahead import read_ahead
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
@@ -361,8 +362,8 @@ def items_frame(
 def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:
     """The verdict of every regular item's pair, keyed by pair id (unannotated ones too).
 
-    Annotators below the campaign's minimum gold accuracy are left out first; a manager's
-    adjudication replaces the annotators' verdict (``decisions``).
+    Annotators out of the audit (``exclusions.left_out_annotators``) are left out first; a
+    manager's adjudication replaces the annotators' verdict (``decisions``).
     """
     return _verdicts(campaign, items_frame(campaign, lengths=False))
 
@@ -370,9 +371,16 @@ def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:
 def _verdicts(campaign: Campaign, items: pd.DataFrame) -> dict[int, PairVerdict]:
     frame = annotations_frame(campaign, items)
     thresholds = thresholds_for(campaign)
-    excluded = verdicts.annotators_below_gold(frame, items, thresholds.min_gold_accuracy)
+    excluded = _left_out(campaign)
     by_pair = verdicts.pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded)
     return decisions.with_adjudications(campaign, by_pair)
+
+
+def _left_out(campaign: Campaign) -> dict[str, str]:
+    # Imported here: ``exclusions`` reads the campaign through this module.
+    from prb_annotate.audit.exclusions import left_out_annotators
+
+    return left_out_annotators(campaign)
 
 
 def campaign_audit(
@@ -390,6 +398,7 @@ def campaign_audit(
     """
     items = items_frame(campaign)
     frame = annotations_frame(campaign, items)
+    left_out = _left_out(campaign)
     report = verdicts.audit_report(
         frame,
         items,
@@ -399,7 +408,13 @@ def campaign_audit(
         confidence=confidence,
         dawid_skene=dawid_skene,
         adjudications=decisions.current_adjudications(campaign),
+        excluded_annotators=left_out,
     )
+    report["left_out"] = [
+        {"annotator": name, "reason": reason, "reason_label": LEFT_OUT_REASONS[reason]}
+        for name, reason in left_out.items()
+    ]
+    report["settings"]["thresholds"]["position_bias_max_p"] = campaign.position_bias_max_p
     report["campaign"] = {
         "id": campaign.pk,
         "name": campaign.name,

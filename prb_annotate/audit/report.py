@@ -93,10 +93,16 @@ def _share_interval(label: str, entry: dict[str, Any]) -> svg.Interval:
 
 
 def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """One table per kind of question with fixed columns, cells already formatted."""
+    """One table per kind of question with fixed columns, cells already formatted.
+
+    A note on an undefined or doubtful coefficient is said once per table, as a numbered
+    footnote that every cell it applies to points to: with little data the same note would
+    otherwise repeat on every row.
+    """
     tables = []
     for kind, title in (("nominal", "Choices"), ("ordinal", "Quality ratings")):
         columns = TABLE_COLUMNS[kind]
+        notes: list[str] = []
         rows = []
         for question in report["agreement"]:
             if question["kind"] != kind:
@@ -108,11 +114,9 @@ def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
                     "label": question["label"],
                     "units": question["units"],
                     "units_rated_twice": question["units_rated_twice"],
-                    "cells": [estimate(by_key[key]) for key in columns],
-                    "notes": [
-                        f"{SHORT[key]}: {by_key[key]['note']}"
+                    "cells": [
+                        {"text": estimate(by_key[key]), "note": _footnote(notes, by_key[key])}
                         for key in columns
-                        if by_key[key].get("note")
                     ],
                 }
             )
@@ -125,15 +129,26 @@ def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
                     for key in columns
                 ],
                 "rows": rows,
+                "notes": notes,
             }
         )
     return tables
 
 
+def _footnote(notes: list[str], coefficient: dict[str, Any]) -> int | None:
+    """The 1-based number of the coefficient's note in ``notes`` (added when new), or None."""
+    note = coefficient.get("note")
+    if not note:
+        return None
+    if note not in notes:
+        notes.append(note)
+    return notes.index(note) + 1
+
+
 def charts(report: dict[str, Any]) -> dict[str, SafeString]:
     """Every chart of the page, as inline SVG."""
     agreement_rows = [
-        _interval(f"{question['question']} · {SHORT[key]}", coefficient)
+        _interval(f"{question['label']} · {SHORT[key]}", coefficient)
         for question in report["agreement"]
         for coefficient in question["coefficients"]
         for key in CHART_COEFFICIENTS[question["kind"]]
@@ -229,9 +244,12 @@ def label_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
 def render_html(
     report: dict[str, Any], *, standalone_css: str = "", standalone_js: str = ""
 ) -> str:
-    """A self-contained HTML document (styles and script inline, no external resource)."""
-    inline = {"inline_css": standalone_css, "inline_js": standalone_js}
-    return render_to_string("prb_annotate/audit_standalone.html", {**context(report), **inline})
+    """A self-contained HTML document (styles and the sorting script inline, no external
+    resource)."""
+    return render_to_string(
+        "prb_annotate/audit_standalone.html",
+        {**context(report), "inline_css": standalone_css, "inline_js": standalone_js},
+    )
 
 
 def render_text(report: dict[str, Any]) -> str:
@@ -257,7 +275,12 @@ def render_text(report: dict[str, Any]) -> str:
         f"bootstrap: {settings['resamples']} resamples, seed {settings['seed']}, "
         f"{settings['confidence']:.0%} intervals"
     )
-    if report["excluded_annotators"]:
+    if report.get("left_out"):
+        lines.append(
+            "left out: "
+            + ", ".join(f"{row['annotator']} ({row['reason']})" for row in report["left_out"])
+        )
+    elif report["excluded_annotators"]:
         lines.append("left out (gold accuracy): " + ", ".join(report["excluded_annotators"]))
 
     for table in agreement_tables(report):
@@ -265,8 +288,9 @@ def render_text(report: dict[str, Any]) -> str:
         for row in table["rows"]:
             lines.append(f"  {row['question']} ({row['units_rated_twice']} units rated twice+)")
             for header, cell in zip(table["headers"], row["cells"], strict=True):
-                lines.append(f"    {header['label']}: {cell}")
-            lines += [f"    note: {note}" for note in row["notes"]]
+                mark = f" [{cell['note']}]" if cell["note"] else ""
+                lines.append(f"    {header['label']}: {cell['text']}{mark}")
+        lines += [f"  [{number}] {note}" for number, note in enumerate(table["notes"], 1)]
 
     lines += ["", "Validity (share of decided pairs)"]
     lines.append(f"  overall: {share(report['validity']['overall']['validated_share'])}")

@@ -1211,13 +1211,20 @@ def audit_report(
     confidence: float = 0.95,
     dawid_skene: bool = True,
     adjudications: Mapping[int, Adjudicated] | None = None,
+    excluded_annotators: Collection[str] | None = None,
 ) -> dict[str, Any]:
     """The full audit as plain JSON-ready data: the page, the CLI and exports render this.
 
     Verdicts are the final ones (a manager's adjudication where there is one); the counts
     give the annotators' verdicts beside them, and agreement is the annotators' alone.
+    ``excluded_annotators``: who is out of the audit, when the caller knows more reasons than
+    gold accuracy (``exclusions.left_out_annotators``); by default those below the gold minimum.
     """
-    excluded = annotators_below_gold(frame, items, thresholds.min_gold_accuracy)
+    excluded = (
+        set(excluded_annotators)
+        if excluded_annotators is not None
+        else annotators_below_gold(frame, items, thresholds.min_gold_accuracy)
+    )
     verdicts = apply_adjudications(
         pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded),
         adjudications or {},

@@ -275,7 +275,7 @@ WHERE a.id = %s AND a.annotator_id = %s
 SUBMIT_SQL = """
 SELECT a.status, a.chosen_position,
        CASE WHEN a.status = 'reserved' AND a.expires_at > %s THEN 1 ELSE 0 END,
-       i.kind, c.annotations_per_pair + i.extra_annotations, c.status,
+       i.kind, c.annotations_per_pair + i.extra_annotations + i.replacement_annotations, c.status,
        c.quality_criteria, c.rating_scale_max,
        t.id, t.assignment_id,
        (SELECT COUNT(*) FROM prb_annotate_assignment o

@@ -3,7 +3,9 @@
 An assignment row is a *reservation* while its status is ``reserved`` and ``expires_at`` lies
 ahead; its slot frees by the clock alone, so correctness never waits for a sweeper. An item's
 *occupied* slots are its submitted assignments plus its live reservations; a regular item never
-has more than ``item.target_annotations()`` of them (k, plus extra ones the audit asked for).
+has more than ``item.target_annotations()`` of them (k, plus extra ones the audit asked for:
+one more annotator for a split vote, and a replacement for every answer that left the audit,
+since that answer still holds its slot; see ``audit/replacements.py``).
 
 The queue for one annotator, in order:
 
@@ -307,6 +309,13 @@ def next_assignment_by_id(
     """``next_assignment`` for a campaign known by its id alone (the API): the membership is
     checked on the way, so the caller needs no read of its own."""
     now = now or timezone.now()
+    assignment = _next(campaign_id, annotator, now)
+    if assignment is None and _made_room_for_replacements(campaign_id):
+        assignment = _next(campaign_id, annotator, now)
+    return assignment
+
+
+def _next(campaign_id: int, annotator: User, now: datetime) -> Assignment | None:
     if has_row_locks():
         # PostgreSQL: one transaction, which plans only once it knows a new item is needed.
         with operation_transaction():
@@ -314,6 +323,22 @@ def next_assignment_by_id(
     plan = _plan_before_transaction(campaign_id, annotator, now)
     with operation_transaction():
         return _next_in_transaction(campaign_id, annotator, now, plan=plan, may_plan=False)
+
+
+def _made_room_for_replacements(campaign_id: int) -> bool:
+    """Before an annotator is told that nothing is left: whether answers that left the audit
+    (an excluded annotator, low gold accuracy, position bias) got replacement slots just now.
+
+    An annotator drops below the gold minimum while annotating, when their pairs already look
+    complete; asking here, where an annotator is waiting, means no such pair waits for a
+    manager to open the audit. It runs outside the reserving transaction, and only raises
+    targets, which never breaks the invariant.
+    """
+    # Imported here: the audit reads whole campaigns and is needed only on this rare path.
+    from prb_annotate.audit.exclusions import request_replacement_annotations
+
+    campaign = Campaign.objects.filter(pk=campaign_id, status=Campaign.Status.ACTIVE).first()
+    return campaign is not None and request_replacement_annotations(campaign) > 0
 
 
 def _plan_before_transaction(campaign_id: int, annotator: User, now: datetime) -> Plan | None:
@@ -519,7 +544,7 @@ class _ItemLocks:
         occupied, shown_a, stale, own, own_expired_id = counts
         return _Slot(
             item=item,
-            target=self.settings.k + item.extra_annotations,
+            target=self.settings.k + item.extra_annotations + item.replacement_annotations,
             occupied=int(occupied),
             shown_a=int(shown_a),
             stale=int(stale),

@@ -39,6 +39,8 @@ CAMPAIGN_SETTINGS = frozenset(
         "quality_threshold",
         "majority_threshold",
         "min_gold_accuracy",
+        "position_bias_max_p",
+        "fast_answer_seconds",
         "quota_per_annotator",
         "completion_url",
         "show_timer",

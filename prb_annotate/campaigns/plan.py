@@ -14,7 +14,8 @@ accumulates k rows per pair. Two facts keep the count small:
 - items are opened in ``order_key`` order, so the items never handed out form a tail of that
   order: the walk for them can start where the last walk found the first one.
 
-Items whose target the audit raised (``extra_annotations``) are complete items made
+Items whose target the audit raised (``extra_annotations`` for a split vote,
+``replacement_annotations`` for answers that left the audit) are complete items made
 incomplete again; their rows may lie anywhere, so they are counted whole, and since finding
 them means reading every item of the campaign, their ids are part of the marks.
 
@@ -51,7 +52,7 @@ ID_MARGIN = 200
 # expired. The items' own columns are joined after the counting, for the few items left.
 COUNTS_SQL = """
 SELECT g.item_id, g.occupied, g.shown_a, g.submitted, g.own, g.first_row,
-       i.kind, i.extra_annotations, i.order_key
+       i.kind, i.extra_annotations + i.replacement_annotations, i.order_key
 FROM (
     SELECT a.item_id,
            SUM(CASE WHEN a.status = 'submitted'
@@ -80,7 +81,8 @@ BELOW_MARK = """
    AND (SELECT MIN(b.id) FROM prb_annotate_assignment b WHERE b.item_id = a.item_id) >= %s"""
 
 EXTRA_ITEMS_SQL = """
-SELECT id FROM prb_annotate_campaignitem WHERE campaign_id = %s AND extra_annotations > 0
+SELECT id FROM prb_annotate_campaignitem
+WHERE campaign_id = %s AND (extra_annotations > 0 OR replacement_annotations > 0)
 """
 
 # Regular items never handed out, in queue order, from the first one the last walk found. The

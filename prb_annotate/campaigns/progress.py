@@ -4,6 +4,7 @@ import statistics
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -51,7 +52,11 @@ class CampaignProgress:
         return 100.0 * self.items_complete / self.items_total if self.items_total else 0.0
 
 
-def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> CampaignProgress:
+def campaign_progress(
+    campaign: Campaign, *, now: datetime | None = None, median_times: bool = True
+) -> CampaignProgress:
+    """The campaign's figures now. ``median_times=False`` leaves ``median_seconds`` empty: it
+    reads every answer's time, and the dashboard has it from quality control already."""
     now = now or timezone.now()
     submitted = Q(assignments__status=Assignment.Status.SUBMITTED)
     items = (
@@ -60,19 +65,24 @@ def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> Cam
             n_submitted=Count("assignments", filter=submitted),
             n_occupied=Count("assignments", filter=occupying(now, "assignments__")),
         )
-        .values("n_submitted", "n_occupied", "extra_annotations")
+        .values("n_submitted", "n_occupied", "extra_annotations", "replacement_annotations")
         .order_by()
     )
     complete = in_progress = untouched = 0
     for row in items:
-        if row["n_submitted"] >= campaign.annotations_per_pair + row["extra_annotations"]:
+        target = (
+            campaign.annotations_per_pair
+            + row["extra_annotations"]
+            + row["replacement_annotations"]
+        )
+        if row["n_submitted"] >= target:
             complete += 1
         elif row["n_occupied"]:
             in_progress += 1
         else:
             untouched += 1
     gold_items = CampaignItem.objects.filter(campaign=campaign, kind=CampaignItem.Kind.GOLD).count()
-    annotators = _annotator_rows(campaign, now)
+    annotators = _annotator_rows(campaign, now, median_times=median_times)
     return CampaignProgress(
         items_total=complete + in_progress + untouched,
         items_complete=complete,
@@ -85,7 +95,9 @@ def campaign_progress(campaign: Campaign, *, now: datetime | None = None) -> Cam
     )
 
 
-def _annotator_rows(campaign: Campaign, now: datetime) -> list[AnnotatorProgress]:
+def _annotator_rows(
+    campaign: Campaign, now: datetime, *, median_times: bool
+) -> list[AnnotatorProgress]:
     counts = {
         row["annotator_id"]: row
         for row in Assignment.objects.filter(campaign=campaign)
@@ -103,9 +115,8 @@ def _annotator_rows(campaign: Campaign, now: datetime) -> list[AnnotatorProgress
         is_current=True,
     )
     times: dict[int, list[int]] = defaultdict(list)
-    for annotator_id, ms in current.filter(time_on_task_ms__isnull=False).values_list(
-        "assignment__annotator_id", "time_on_task_ms"
-    ):
+    timed = current.filter(time_on_task_ms__isnull=False) if median_times else current.none()
+    for annotator_id, ms in timed.values_list("assignment__annotator_id", "time_on_task_ms"):
         if ms is not None:
             times[annotator_id].append(ms)
     gold_scored: dict[int, int] = defaultdict(int)
@@ -323,3 +334,22 @@ def annotator_progress(campaign: Campaign, user: User) -> tuple[int, int | None]
         campaign=campaign, annotator=user, status=Assignment.Status.SUBMITTED
     ).count()
     return done, campaign.quota_per_annotator
+
+
+def completion_times(
+    submissions: Iterable[tuple[int, datetime]], targets: Mapping[int, int]
+) -> list[datetime]:
+    """When each item became complete: the time of its ``target``-th submission, in order.
+
+    ``submissions`` are (item id, submitted at) of submitted assignments; items that have not
+    reached their target are left out.
+    """
+    times: dict[int, list[datetime]] = defaultdict(list)
+    for item_id, submitted_at in submissions:
+        times[item_id].append(submitted_at)
+    completed = []
+    for item_id, target in targets.items():
+        submitted = sorted(times.get(item_id, []))
+        if target and len(submitted) >= target:
+            completed.append(submitted[target - 1])
+    return sorted(completed)

@@ -48,7 +48,8 @@ from django.utils.text import slugify
 
 import prb_annotate
 from prb_annotate.audit import decisions, verdicts
-from prb_annotate.audit.frames import annotations_frame, items_frame, raw_rows, thresholds_for
+from prb_annotate.audit.exclusions import left_out_annotators
+from prb_annotate.audit.frames import raw_rows, thresholds_for
 from prb_annotate.exports.folders import clear_abandoned, put_in_place, work_folder
 from prb_annotate.exports.processes import can_share_work, ordered_map
 from prb_annotate.exports.slices import (
@@ -189,15 +190,10 @@ def regular_pairs_by_record_id(campaign: Campaign) -> tuple[array, list[str]]:
     return pair_ids, sorted(categories.distinct())
 
 
-def gold_exclusions(campaign: Campaign) -> frozenset[str]:
-    """Annotators below the campaign's minimum gold accuracy, from the gold items alone."""
-    if campaign.min_gold_accuracy is None:
-        return frozenset()
-    gold = items_frame(campaign, lengths=False, kind=CampaignItem.Kind.GOLD)
-    if gold.empty:
-        return frozenset()
-    frame = annotations_frame(campaign, gold, kind=CampaignItem.Kind.GOLD)
-    return frozenset(verdicts.annotators_below_gold(frame, gold, campaign.min_gold_accuracy))
+def audit_exclusions(campaign: Campaign) -> frozenset[str]:
+    """Annotators out of the audit: excluded by a manager, below the minimum gold accuracy, or
+    over the position-bias threshold (``exclusions.left_out_annotators``)."""
+    return frozenset(left_out_annotators(campaign))
 
 
 def campaign_annotators(campaign: Campaign) -> dict[int, str]:
@@ -241,7 +237,7 @@ def plan_export(campaign: Campaign, subset: str, fmt: str, with_validation: bool
         subset=subset,
         fmt=fmt,
         with_validation=with_validation,
-        excluded_annotators=gold_exclusions(campaign),
+        excluded_annotators=audit_exclusions(campaign),
         pseudonyms={user_id: pseudonym(campaign.pk, user_id) for user_id in annotators},
         annotators=tuple(sorted(annotators.values())),
         adjudications=decisions.current_adjudications(campaign),
@@ -751,6 +747,7 @@ def thresholds(campaign: Campaign) -> dict[str, Any]:
         "quality_threshold": campaign.quality_threshold,
         "majority_threshold": campaign.majority_threshold,
         "min_gold_accuracy": campaign.min_gold_accuracy,
+        "position_bias_max_p": campaign.position_bias_max_p,
         "rule": verdicts.RULE,
     }
 

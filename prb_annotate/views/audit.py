@@ -9,7 +9,8 @@ from django.views.decorators.http import require_POST
 
 from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.audit import report as audit_report
-from prb_annotate.audit.frames import campaign_audit, request_extra_annotations
+from prb_annotate.audit.cache import campaign_audit_cached, forget_audits
+from prb_annotate.audit.frames import request_extra_annotations
 from prb_annotate.campaigns.planned_sample import (
     SamplePlanError,
     describe_extension,
@@ -28,7 +29,7 @@ def _resamples(request: HttpRequest) -> int:
 @login_required
 def campaign_audit_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
-    report = campaign_audit(campaign, resamples=_resamples(request))
+    report = campaign_audit_cached(campaign, resamples=_resamples(request))
     split_votes = sum("undecided_split_vote" in row["reasons"] for row in report["verdicts"])
     context = {
         **audit_report.context(report),
@@ -42,7 +43,16 @@ def campaign_audit_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def campaign_audit_json(request: HttpRequest, campaign_id: int) -> JsonResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
-    return JsonResponse(campaign_audit(campaign, resamples=_resamples(request)))
+    return JsonResponse(campaign_audit_cached(campaign, resamples=_resamples(request)))
+
+
+@require_POST
+@login_required
+def campaign_audit_recompute(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Drop the kept results, for changes the change stamp cannot see (edits in the admin)."""
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    forget_audits(campaign)
+    return redirect("campaign_audit", campaign_id=campaign.pk)
 
 
 @require_POST
@@ -68,6 +78,11 @@ def campaign_audit_extend_sample(request: HttpRequest, campaign_id: int) -> Http
 
 
 urlpatterns = [
+    path(
+        "<row_id:campaign_id>/audit/recompute/",
+        campaign_audit_recompute,
+        name="campaign_audit_recompute",
+    ),
     path("<row_id:campaign_id>/audit/", campaign_audit_page, name="campaign_audit"),
     path("<row_id:campaign_id>/audit.json", campaign_audit_json, name="campaign_audit_json"),
     path(

@@ -5,6 +5,7 @@ Per-campaign pages call ``managed_campaign_or_404`` first: an annotator, or a ma
 other campaigns, gets the same 404 as for a campaign that does not exist.
 """
 
+from datetime import datetime
 from typing import Any, cast
 
 from django.contrib import messages
@@ -15,10 +16,15 @@ from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST
 
 from prb_annotate.access import is_staff, managed_campaign_or_404, staff_required
+from prb_annotate.audit import charts as svg
 from prb_annotate.audit import sample_report
+from prb_annotate.audit.cache import dashboard_figures
+from prb_annotate.audit.exclusions import exclusion_history
+from prb_annotate.audit.quality import LEFT_OUT_REASONS, OUTLIER_RULES
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     add_member,
@@ -26,8 +32,8 @@ from prb_annotate.campaigns.lifecycle import (
     set_status,
 )
 from prb_annotate.campaigns.planned_sample import SamplePlanError, plan_for_dataset
-from prb_annotate.campaigns.progress import campaign_progress
-from prb_annotate.forms import PLAN_FIELDS, AddMemberForm, CampaignForm
+from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress
+from prb_annotate.forms import PLAN_FIELDS, AddMemberForm, CampaignForm, QualitySettingsForm
 from prb_annotate.models import Campaign, Membership
 
 # The buttons each status offers: (target status, label).
@@ -36,6 +42,15 @@ STATUS_ACTIONS: dict[str, list[tuple[str, str]]] = {
     Campaign.Status.ACTIVE: [(Campaign.Status.PAUSED, "Pause"), (Campaign.Status.CLOSED, "Close")],
     Campaign.Status.PAUSED: [(Campaign.Status.ACTIVE, "Resume"), (Campaign.Status.CLOSED, "Close")],
     Campaign.Status.CLOSED: [],
+}
+# Steps drawn in the completion chart: enough to show its shape, small enough for the page.
+CHART_POINTS = 300
+OUTLIER_LABELS = {
+    "gold_accuracy": "low gold accuracy",
+    "agreement": "disagrees with the others",
+    "position_bias": "position bias",
+    "fast": "answers too fast",
+    "straight_lining": "straight-lining",
 }
 PROLIFIC_SUFFIX = (
     "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
@@ -87,6 +102,11 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 completion_url=data["completion_url"],
                 majority_threshold=data["majority_threshold"],
                 show_timer=data["show_timer"],
+                min_gold_accuracy=data["min_gold_accuracy"],
+                position_bias_max_p=data["position_bias_max_p"],
+                fast_answer_seconds=(
+                    10.0 if data["fast_answer_seconds"] is None else data["fast_answer_seconds"]
+                ),
             )
         except SamplePlanError as error:
             form.add_error(_plan_field(error), str(error))
@@ -145,7 +165,8 @@ def _render_dashboard(
 ) -> HttpResponse:
     invite_url = request.build_absolute_uri(reverse("join", args=[campaign.invite_token]))
     members = campaign.memberships.select_related("user").order_by("role", "user__username")
-    progress = campaign_progress(campaign)
+    progress = campaign_progress(campaign, median_times=False)
+    figures = dashboard_figures(campaign)
     gold_scored = sum(row.gold_scored for row in progress.annotators)
     gold_correct = sum(row.gold_correct for row in progress.annotators)
     context: dict[str, Any] = {
@@ -158,8 +179,49 @@ def _render_dashboard(
         "members": members,
         "member_form": member_form,
         "actions": STATUS_ACTIONS.get(campaign.status, []),
+        "annotator_rows": annotator_rows(progress.annotators, figures["annotators"]),
+        "outlier_rules": OUTLIER_RULES,
+        "quality_form": QualitySettingsForm(instance=campaign),
+        "exclusions": exclusion_history(campaign),
+        "completion_chart": completion_chart(figures["completion"], progress.items_total),
+        "refreshes": campaign.is_active,
     }
     return render(request, "prb_annotate/campaign_detail.html", context, status=status)
+
+
+def annotator_rows(
+    progress: list[AnnotatorProgress], quality: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each annotator's progress with their quality-control figures (empty before any answer)."""
+    by_name = {row["annotator"]: row for row in quality}
+    rows = []
+    for row in progress:
+        figures = by_name.get(row.username) or {}
+        rows.append(
+            {
+                "progress": row,
+                "quality": figures,
+                "outliers": [OUTLIER_LABELS[name] for name in figures.get("outliers", [])],
+                "left_out_label": LEFT_OUT_REASONS.get(figures.get("left_out") or ""),
+            }
+        )
+    return rows
+
+
+def completion_chart(points: list[tuple[str, int]], total: int) -> SafeString:
+    """Items complete over time, thinned to at most ``CHART_POINTS`` steps."""
+    if len(points) > CHART_POINTS:
+        step = len(points) / CHART_POINTS
+        points = [points[int(index * step)] for index in range(CHART_POINTS)] + [points[-1]]
+    times = [datetime.fromisoformat(at) for at, _ in points]
+    chart = svg.line_chart(
+        [svg.Point(at.timestamp(), count) for at, (_, count) in zip(times, points, strict=True)],
+        title="Items complete over time",
+        top=float(total),
+        top_label=f"{total}",
+        time_labels=[f"{at:%Y-%m-%d %H:%M}" for at in (times[0], times[-1])] if times else [],
+    )
+    return mark_safe(chart)  # noqa: S308 - charts.py escapes every piece of text it draws
 
 
 @login_required
@@ -188,6 +250,9 @@ def campaign_status(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if wanted not in allowed:
         messages.error(request, f"A {campaign.status} campaign cannot become “{wanted}”.")
         return redirect("campaign_detail", campaign.pk)
+    if wanted == Campaign.Status.CLOSED and request.POST.get("confirmed") != "yes":
+        # Closing is final: the button leads to a page that says so and asks again.
+        return redirect("campaign_close", campaign.pk)
     try:
         set_status(campaign, wanted)
     except (ValidationError, ValueError) as error:
@@ -197,10 +262,22 @@ def campaign_status(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return redirect("campaign_detail", campaign.pk)
 
 
+@login_required
+def campaign_close(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The confirmation step before closing: what closing does, and the final button."""
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    if Campaign.Status.CLOSED not in [target for target, _ in STATUS_ACTIONS[campaign.status]]:
+        return redirect("campaign_detail", campaign.pk)
+    progress = campaign_progress(campaign, median_times=False)
+    context = {"campaign": campaign, "progress": progress}
+    return render(request, "prb_annotate/campaign_close.html", context)
+
+
 urlpatterns = [
     path("", campaign_list, name="campaign_list"),
     path("new/", campaign_create, name="campaign_create"),
     path("<row_id:campaign_id>/", campaign_detail, name="campaign_detail"),
     path("<row_id:campaign_id>/members/", campaign_add_member, name="campaign_add_member"),
     path("<row_id:campaign_id>/status/", campaign_status, name="campaign_status"),
+    path("<row_id:campaign_id>/close/", campaign_close, name="campaign_close"),
 ]

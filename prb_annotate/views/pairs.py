@@ -28,7 +28,7 @@ from prb_annotate.audit.frames import (
     thresholds_for,
 )
 from prb_annotate.audit.listing import PairFilters
-from prb_annotate.exports.export import gold_exclusions
+from prb_annotate.exports.export import audit_exclusions
 from prb_annotate.forms import AdjudicationForm, PairFilterForm
 from prb_annotate.models import (
     Annotation,
@@ -201,7 +201,7 @@ def _render_pair(
     criteria = list(campaign.quality_criteria)
     by_pair = campaign_verdicts(campaign)
     verdict = by_pair.get(item.pair_id)
-    left_out = gold_exclusions(campaign)
+    left_out = audit_exclusions(campaign)
     history = decisions.history(item)
     context = {
         "campaign": campaign,

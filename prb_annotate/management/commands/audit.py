@@ -49,7 +49,7 @@ def render(report: dict[str, Any], fmt: str) -> str:
     if fmt == "html":
         return audit_report.render_html(
             report,
-            standalone_css=_static_text("prb_annotate/app.css", "prb_annotate/audit.css"),
+            standalone_css=_static_text("prb_annotate/app.css"),
             standalone_js=_static_text("prb_annotate/audit.js"),
         )
     return audit_report.render_text(report)

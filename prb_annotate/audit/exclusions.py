@@ -1,0 +1,225 @@
+"""Annotators out of the audit, and the replacement annotations their pairs then need.
+
+Annotations leave the audit for three reasons (``quality.LEFT_OUT_REASONS``): a manager
+excluded the annotator (an ``AnnotatorExclusion`` row, reversible, history kept), their gold
+accuracy is below the campaign's ``min_gold_accuracy``, or their share of "A" answers has a
+binomial p-value below ``position_bias_max_p``. Every reader of verdicts (the audit, the
+exports, ``manage.py evaluate``) asks ``left_out_annotators`` for the same set.
+
+An answer that leaves the audit still holds its slot (its assignment stays submitted, and
+the annotator can never be handed the item again), so without more slots its pair would wait
+for an annotation that no one can be offered. ``request_replacement_annotations`` raises each
+affected item's ``replacement_annotations`` to the number of its answers that left, which makes
+room for as many *other* annotators; the verdict still counts k (+ split-vote extras) answers,
+from those who remain. The raise is a conditional UPDATE that only goes up, so it is
+idempotent, safe when two requests race, and never lowers a target below the slots already
+occupied (the invariant of ``campaigns/assignment.py``).
+"""
+
+from collections import defaultdict
+from typing import Any
+
+import pandas as pd
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from prb_annotate.audit import frames, quality, verdicts
+from prb_annotate.models import (
+    Annotation,
+    AnnotatorExclusion,
+    Assignment,
+    Campaign,
+    CampaignItem,
+    Membership,
+)
+
+A = Assignment.Position.A
+B = Assignment.Position.B
+CHOSEN = Annotation.RubricFit.CHOSEN
+REJECTED = Annotation.RubricFit.REJECTED
+
+
+def current_exclusions(campaign: Campaign) -> list[AnnotatorExclusion]:
+    return list(
+        AnnotatorExclusion.objects.filter(campaign=campaign, lifted_at__isnull=True)
+        .select_related("annotator", "excluded_by")
+        .order_by("annotator__username")
+    )
+
+
+def exclusion_history(campaign: Campaign) -> list[AnnotatorExclusion]:
+    return list(
+        AnnotatorExclusion.objects.filter(campaign=campaign)
+        .select_related("annotator", "excluded_by", "lifted_by")
+        .order_by("-created_at", "-id")
+    )
+
+
+def exclude_annotator(
+    campaign: Campaign, annotator: User, reason: str, *, by: User | None
+) -> AnnotatorExclusion:
+    """Leave the annotator out of the campaign's audit, then ask for replacements.
+
+    Raises ValidationError naming the field: the reason is required, the annotator must be an
+    annotator of the campaign and not excluded already.
+    """
+    reason = reason.strip()
+    if not reason:
+        raise ValidationError({"reason": "Say why the annotator is left out."})
+    if not Membership.objects.filter(
+        campaign=campaign, user=annotator, role=Membership.Role.ANNOTATOR
+    ).exists():
+        raise ValidationError(
+            {"annotator": f"{annotator.get_username()} is not an annotator of this campaign."}
+        )
+    try:
+        with transaction.atomic():
+            exclusion = AnnotatorExclusion.objects.create(
+                campaign=campaign, annotator=annotator, reason=reason, excluded_by=by
+            )
+    except IntegrityError as error:
+        # The partial unique constraint: one current exclusion per annotator and campaign.
+        raise ValidationError(
+            {"annotator": f"{annotator.get_username()} is already excluded."}
+        ) from error
+    request_replacement_annotations(campaign)
+    return exclusion
+
+
+def lift_exclusion(campaign: Campaign, annotator: User, *, by: User | None) -> AnnotatorExclusion:
+    """Bring the annotator back into the audit; the exclusion row stays as history.
+
+    Replacements already asked for stay (their pairs simply get one answer more).
+    """
+    updated = AnnotatorExclusion.objects.filter(
+        campaign=campaign, annotator=annotator, lifted_at__isnull=True
+    )
+    exclusion = updated.first()
+    if exclusion is None:
+        raise ValidationError(
+            {"annotator": f"{annotator.get_username()} is not excluded from this campaign."}
+        )
+    exclusion.lifted_at = timezone.now()
+    exclusion.lifted_by = by
+    exclusion.save(update_fields=["lifted_at", "lifted_by"])
+    return exclusion
+
+
+def manager_excluded(campaign: Campaign) -> set[str]:
+    return set(
+        AnnotatorExclusion.objects.filter(campaign=campaign, lifted_at__isnull=True).values_list(
+            "annotator__username", flat=True
+        )
+    )
+
+
+def below_gold(campaign: Campaign) -> set[str]:
+    """Annotators below the campaign's minimum gold accuracy, from the gold items alone."""
+    if campaign.min_gold_accuracy is None:
+        return set()
+    gold = frames.items_frame(campaign, lengths=False, kind=CampaignItem.Kind.GOLD)
+    if gold.empty:
+        return set()
+    frame = frames.annotations_frame(campaign, gold, kind=CampaignItem.Kind.GOLD)
+    return verdicts.annotators_below_gold(frame, gold, campaign.min_gold_accuracy)
+
+
+def position_counts(campaign: Campaign) -> dict[str, tuple[int, int]]:
+    """annotator -> (answers naming A, answers naming B) on regular items, current answers."""
+    names_a = Q(rubric_fit=CHOSEN, assignment__chosen_position=A) | Q(
+        rubric_fit=REJECTED, assignment__chosen_position=B
+    )
+    names_b = Q(rubric_fit=CHOSEN, assignment__chosen_position=B) | Q(
+        rubric_fit=REJECTED, assignment__chosen_position=A
+    )
+    rows = (
+        Annotation.objects.filter(
+            assignment__campaign=campaign,
+            assignment__status=Assignment.Status.SUBMITTED,
+            assignment__item__kind=CampaignItem.Kind.REGULAR,
+            is_current=True,
+        )
+        .values("assignment__annotator__username")
+        .annotate(a=Count("pk", filter=names_a), b=Count("pk", filter=names_b))
+        .order_by()
+    )
+    return {row["assignment__annotator__username"]: (row["a"], row["b"]) for row in rows}
+
+
+def left_out_annotators(campaign: Campaign) -> dict[str, str]:
+    """annotator username -> why their answers are out of the audit (a ``quality`` code)."""
+    biased = (
+        quality.biased_annotators(position_counts(campaign), campaign.position_bias_max_p)
+        if campaign.position_bias_max_p is not None
+        else set()
+    )
+    return quality.left_out(
+        manager_excluded=manager_excluded(campaign),
+        below_gold=below_gold(campaign),
+        biased=biased,
+    )
+
+
+def request_replacement_annotations(
+    campaign: Campaign, left_out: dict[str, str] | None = None
+) -> int:
+    """Raise the replacement slots of every regular item with answers out of the audit to the
+    number of those answers; returns how many items were raised (see the module docstring)."""
+    if left_out is None:
+        left_out = left_out_annotators(campaign)
+    if not left_out:
+        return 0
+    dropped: dict[int, int] = defaultdict(int)
+    for item_id, count in (
+        Assignment.objects.filter(
+            campaign=campaign,
+            status=Assignment.Status.SUBMITTED,
+            item__kind=CampaignItem.Kind.REGULAR,
+            annotator__username__in=list(left_out),
+        )
+        .values("item_id")
+        .annotate(n=Count("pk"))
+        .values_list("item_id", "n")
+        .order_by()
+    ):
+        dropped[item_id] = count
+    current = dict(
+        CampaignItem.objects.filter(pk__in=list(dropped)).values_list(
+            "pk", "replacement_annotations"
+        )
+    )
+    raised = 0
+    with transaction.atomic():
+        for item_id, wanted in quality.replacements_needed(dropped, current).items():
+            # Only upwards: a concurrent raise to the same or a higher count makes this a no-op.
+            raised += CampaignItem.objects.filter(
+                pk=item_id, replacement_annotations__lt=wanted
+            ).update(replacement_annotations=wanted)
+    return raised
+
+
+def quality_settings(campaign: Campaign) -> quality.QualitySettings:
+    return quality.QualitySettings(
+        quality_criteria=tuple(campaign.quality_criteria),
+        fast_answer_seconds=campaign.fast_answer_seconds,
+        min_gold_accuracy=campaign.min_gold_accuracy,
+        position_bias_max_p=campaign.position_bias_max_p,
+    )
+
+
+def campaign_quality(
+    campaign: Campaign, items: pd.DataFrame | None = None, frame: pd.DataFrame | None = None
+) -> list[dict[str, Any]]:
+    """``quality.annotator_quality`` for the campaign, with who is out of the audit and why.
+    ``items`` and ``frame`` (``frames.items_frame`` / ``annotations_frame``) when the caller
+    has read them already."""
+    if items is None:
+        items = frames.items_frame(campaign, lengths=False)
+    if frame is None:
+        frame = frames.annotations_frame(campaign, items)
+    return quality.annotator_quality(
+        frame, items, quality_settings(campaign), left_out_annotators(campaign)
+    )
