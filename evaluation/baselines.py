@@ -18,7 +18,7 @@ from evaluation.config import ScoreConfig
 from evaluation.errors import EvaluationError
 from evaluation.inputs import check_mode
 from evaluation.metrics import accuracy_summary, outcome_of
-from evaluation.records import PairRecord, to_pair_record
+from evaluation.records import PairRecord, as_pair_records
 from evaluation.results import PairScore, RunStats, ScoreResult
 
 PREFIX = "builtin:"
@@ -53,7 +53,7 @@ def score_builtin(
     reward = baseline(config.model)
     if config.judge:
         raise EvaluationError(f"{config.model} is a reward baseline, not a judge")
-    pairs = _pair_records(records)
+    pairs = as_pair_records(records)
     check_mode(pairs, config.mode)
     started = time.perf_counter()
     scores = [_pair_score(pair, reward, config.tie_tolerance) for pair in pairs]
@@ -78,18 +78,6 @@ def score_builtin(
         stats=stats,
         environment={"device": "none", "dtype": "none", "baseline": config.model},
     )
-
-
-def _pair_records(records: Iterable[Mapping[str, Any] | PairRecord]) -> list[PairRecord]:
-    pairs = []
-    seen: set[str] = set()
-    for index, record in enumerate(records):
-        pair = record if isinstance(record, PairRecord) else to_pair_record(record, index=index)
-        if pair.id in seen:
-            raise EvaluationError(f"record {index}: id {pair.id!r} is used twice")
-        seen.add(pair.id)
-        pairs.append(pair)
-    return pairs
 
 
 def _pair_score(pair: PairRecord, reward: Callable[[str], float], tolerance: float) -> PairScore:

@@ -251,3 +251,16 @@ def _labels(raw: Mapping[str, Any]) -> dict[str, str]:
 
 def _is_scalar(value: Any) -> bool:
     return isinstance(value, str | int | float | bool)
+
+
+def as_pair_records(records: Iterable[Mapping[str, Any] | PairRecord]) -> list[PairRecord]:
+    """Records (or pairs already read) as pairs, in order; an id used twice is an error."""
+    pairs = []
+    seen: set[str] = set()
+    for index, record in enumerate(records):
+        pair = record if isinstance(record, PairRecord) else to_pair_record(record, index=index)
+        if pair.id in seen:
+            raise EvaluationError(f"record {index}: id {pair.id!r} is used twice")
+        seen.add(pair.id)
+        pairs.append(pair)
+    return pairs

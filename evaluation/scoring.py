@@ -27,7 +27,7 @@ from evaluation.inputs import TokenizedPair, check_mode, require_chat_template, 
 from evaluation.metrics import accuracy_summary, outcome_of, position_stats
 from evaluation.models import LoadedModel, load_judge, load_reward_model
 from evaluation.prefix import score_shared_prefix, supports_prefix_reuse
-from evaluation.records import PairRecord, to_pair_record
+from evaluation.records import PairRecord, as_pair_records
 from evaluation.results import InputFit, PairScore, RunStats, ScoreResult
 
 AUTO_GROUP = "validation.verdict"
@@ -88,18 +88,6 @@ def score_local(
 
         return judge_pairs(loaded, pairs, config)
     return classify_pairs(loaded, pairs, config)
-
-
-def as_pair_records(records: Iterable[Mapping[str, Any] | PairRecord]) -> list[PairRecord]:
-    pairs = []
-    seen: set[str] = set()
-    for index, record in enumerate(records):
-        pair = record if isinstance(record, PairRecord) else to_pair_record(record, index=index)
-        if pair.id in seen:
-            raise EvaluationError(f"record {index}: id {pair.id!r} is used twice")
-        seen.add(pair.id)
-        pairs.append(pair)
-    return pairs
 
 
 def load_model(config: ScoreConfig) -> LoadedModel:

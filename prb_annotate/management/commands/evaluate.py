@@ -54,15 +54,9 @@ class Command(BaseCommand):
         try:
             run = evaluate_campaign(
                 campaign,
-                model=options["model"],
                 subset=options["subset"],
-                mode=options["mode"],
-                top_k=options["top_k"],
                 judge=options["judge"],
-                device=options["device"],
-                dtype=options["dtype"],
-                max_batch_tokens=options["max_batch_tokens"],
-                seed=options["seed"],
+                **model_options(options),
             )
         except (EvaluationError, ValueError) as error:
             raise CommandError(str(error)) from error
@@ -91,15 +85,7 @@ class Command(BaseCommand):
             raise CommandError("--as-annotator needs --judge (a causal language model)")
         try:
             run = annotate_campaign(
-                campaign,
-                model=options["model"],
-                template=options["template"],
-                mode=options["mode"],
-                top_k=options["top_k"],
-                device=options["device"],
-                dtype=options["dtype"],
-                max_batch_tokens=options["max_batch_tokens"],
-                seed=options["seed"],
+                campaign, template=options["template"], **model_options(options)
             )
         except (EvaluationError, ValueError) as error:
             raise CommandError(str(error)) from error
@@ -112,3 +98,11 @@ class Command(BaseCommand):
                 f"unparsed {counts['unparsed']}; pairs consistent in both orders "
                 f"{counts['pairs_consistent']}/{counts['pairs_parsed_in_both_orders']}"
             )
+
+
+MODEL_OPTIONS = ("model", "mode", "top_k", "device", "dtype", "max_batch_tokens", "seed")
+
+
+def model_options(options: dict[str, Any]) -> dict[str, Any]:
+    """How to load and run the model: the same for a scoring run and a model annotator."""
+    return {name: options[name] for name in MODEL_OPTIONS}
