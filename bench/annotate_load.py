@@ -119,25 +119,42 @@ def form(assignment_id: int) -> dict[str, Any]:
     return data
 
 
-def invariants(campaign_id: int, accepted: list[int]) -> dict[str, int]:
-    """Read back from the database after the run."""
-    from django.db.models import Count, F, Q
+def items_over_their_limit(campaign_id: int) -> int:
+    """Regular items with more submitted answers than slots: the assignment invariant."""
+    from django.db.models import Count, Q
 
-    from prb_annotate.models import Annotation, Assignment, CampaignItem
+    from prb_annotate.models import CampaignItem
 
-    over = (
+    return (
         CampaignItem.objects.filter(campaign_id=campaign_id, kind=CampaignItem.Kind.REGULAR)
         .annotate(n=Count("assignments", filter=Q(assignments__status="submitted")))
-        .filter(n__gt=F("campaign__annotations_per_pair") + F("extra_annotations"))
+        .filter(n__gt=CampaignItem.slot_limit())
         .count()
     )
-    duplicates = (
+
+
+def items_twice_to_one_annotator(campaign_id: int) -> int:
+    from django.db.models import Count
+
+    from prb_annotate.models import Assignment
+
+    return (
         Assignment.objects.filter(campaign_id=campaign_id)
         .values("item_id", "annotator_id")
         .annotate(n=Count("pk"))
         .filter(n__gt=1)
         .count()
     )
+
+
+def invariants(campaign_id: int, accepted: list[int]) -> dict[str, int]:
+    """Read back from the database after the run."""
+    from django.db.models import Count, Q
+
+    from prb_annotate.models import Annotation, Assignment
+
+    over = items_over_their_limit(campaign_id)
+    duplicates = items_twice_to_one_annotator(campaign_id)
     stored = set(
         Annotation.objects.filter(assignment__campaign_id=campaign_id).values_list("pk", flat=True)
     )

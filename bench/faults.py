@@ -35,7 +35,15 @@ from typing import Any
 
 import requests
 
-from bench.annotate_load import ROOT, build_campaign, form, free_port, setup_django
+from bench.annotate_load import (
+    ROOT,
+    build_campaign,
+    form,
+    free_port,
+    items_over_their_limit,
+    items_twice_to_one_annotator,
+    setup_django,
+)
 
 PASSWORD = "fault-soak-password"
 SAVED_MESSAGES = ("Your answer was saved.", "Your answer was already saved.")
@@ -168,10 +176,10 @@ def check_campaign(campaign_id: int, acknowledged: list[str]) -> dict[str, int]:
     """
     from datetime import timedelta
 
-    from django.db.models import Count, F, Q
+    from django.db.models import Count, Q
     from django.utils import timezone
 
-    from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
+    from prb_annotate.models import Annotation, Assignment, Campaign
 
     campaign = Campaign.objects.get(pk=campaign_id)
     stored = set(
@@ -179,19 +187,8 @@ def check_campaign(campaign_id: int, acknowledged: list[str]) -> dict[str, int]:
             "client_token", flat=True
         )
     )
-    over_target = (
-        CampaignItem.objects.filter(campaign_id=campaign_id, kind=CampaignItem.Kind.REGULAR)
-        .annotate(n=Count("assignments", filter=Q(assignments__status="submitted")))
-        .filter(n__gt=F("campaign__annotations_per_pair") + F("extra_annotations"))
-        .count()
-    )
-    twice_to_one = (
-        Assignment.objects.filter(campaign_id=campaign_id)
-        .values("item_id", "annotator_id")
-        .annotate(n=Count("pk"))
-        .filter(n__gt=1)
-        .count()
-    )
+    over_target = items_over_their_limit(campaign_id)
+    twice_to_one = items_twice_to_one_annotator(campaign_id)
     several_answers = (
         Assignment.objects.filter(campaign_id=campaign_id)
         .annotate(n=Count("annotations"))

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 
@@ -190,6 +190,15 @@ class CampaignItem(models.Model):
             self.campaign.annotations_per_pair
             + self.extra_annotations
             + self.replacement_annotations
+        )
+
+    @staticmethod
+    def slot_limit() -> Any:
+        """``target_annotations()`` as a query expression over CampaignItem rows."""
+        return (
+            F("campaign__annotations_per_pair")
+            + F("extra_annotations")
+            + F("replacement_annotations")
         )
 
 

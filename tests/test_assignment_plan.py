@@ -41,7 +41,9 @@ def reference_plan(campaign: Campaign, annotator_id: int, now):
     )
     started, released, never = [], [], []
     for item in items:
-        target = campaign.annotations_per_pair + item.extra_annotations
+        target = (
+            campaign.annotations_per_pair + item.extra_annotations + item.replacement_annotations
+        )
         if item.own or item.occupied >= target:
             continue
         candidate = Candidate(item.pk, item.occupied, item.shown_a, item.order_key)

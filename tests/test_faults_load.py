@@ -96,7 +96,9 @@ def assert_no_500(tally: Tally) -> None:
 
 
 def test_it_loses_and_doubles_nothing_while_workers_are_killed(database_url: str) -> None:
-    setup = database_child("setup", database_url, pairs=300, api_users=4, page_users=2)
+    # Enough pairs that the annotators are still at work when the last kill comes, however
+    # fast the machine: they stop when nothing is left, and the killer stops with them.
+    setup = database_child("setup", database_url, pairs=3000, api_users=4, page_users=2)
     server, port = serve(database_url)
     try:
         with in_background(kill_workers, server.pid, 2.0, 8.0) as killer:
