@@ -31,9 +31,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from prb_annotate.audit import agreement, verdicts
+from prb_annotate.audit import agreement, assembly, rule
 
-CRITERIA = verdicts.DEFAULT_CRITERIA
+CRITERIA = rule.DEFAULT_CRITERIA
 GOOD_RATINGS = (5, 5, 5, 5, 5, 4, 4, 4, 3)
 LOW_RATINGS = (1, 2, 2, 3)
 
@@ -79,8 +79,8 @@ def synthetic_campaign(
             fit = "rejected" if flaw[index] == "label" else "chosen"
             differentiator = "quality" if flaw[index] == "quality" else "preference"
             if noisy:
-                fit = rng.choice(verdicts.RUBRIC_FIT)
-                differentiator = rng.choice(verdicts.DIFFERENTIATOR)
+                fit = rng.choice(rule.RUBRIC_FIT)
+                differentiator = rng.choice(rule.DIFFERENTIATOR)
             position = "A" if rng.random() < 0.5 else "B"
             row = {
                 "annotation_id": annotation_id,
@@ -110,11 +110,11 @@ def synthetic_campaign(
                 "chosen_len": chosen_len[index],
                 "rejected_len": rejected_len[index],
             }
-            for side in verdicts.SIDES:
+            for side in rule.SIDES:
                 low = flaw[index] == f"low_{side}"
                 for criterion in CRITERIA:
                     scale = LOW_RATINGS if low else GOOD_RATINGS
-                    row[verdicts.quality_column(side, criterion)] = int(rng.choice(scale))
+                    row[rule.quality_column(side, criterion)] = int(rng.choice(scale))
             rows.append(row)
     return pd.DataFrame(rows), items
 
@@ -157,9 +157,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     frame, items = synthetic_campaign(args.pairs)
-    thresholds = verdicts.Thresholds()
+    thresholds = rule.Thresholds()
     seconds, cpu, report = timed(
-        lambda: verdicts.audit_report(frame, items, thresholds, resamples=args.resamples, seed=1),
+        lambda: assembly.audit_report(frame, items, thresholds, resamples=args.resamples, seed=1),
         args.repeat,
     )
     assert isinstance(report, dict)

@@ -15,7 +15,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
-from prb_annotate.audit import listing, verdicts
+from prb_annotate.audit import listing, rule
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.models import Adjudication, Campaign, Dataset
 
@@ -381,10 +381,10 @@ class PairFilterForm(forms.Form):
     """The "Pairs" list's filters and sort (``audit.listing`` applies them)."""
 
     verdict = forms.ChoiceField(
-        required=False, choices=[("", "any"), *((v, v) for v in verdicts.VERDICTS)]
+        required=False, choices=[("", "any"), *((v, v) for v in rule.VERDICTS)]
     )
     reason = forms.ChoiceField(
-        required=False, choices=[("", "any"), *((r, r) for r in verdicts.ADJUDICATION_REASONS)]
+        required=False, choices=[("", "any"), *((r, r) for r in rule.ADJUDICATION_REASONS)]
     )
     category = forms.CharField(required=False, max_length=200)
     flagged = _yes_no_field("Flagged")
@@ -408,8 +408,7 @@ class AdjudicationForm(forms.Form):
     )
     reason = forms.ChoiceField(
         choices=[
-            (code, f"{code}: {label}")
-            for code, label in verdicts.ADJUDICATION_REASON_LABELS.items()
+            (code, f"{code}: {label}") for code, label in rule.ADJUDICATION_REASON_LABELS.items()
         ]
     )
     note = forms.CharField(

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from prb_annotate.audit import agreement
+from prb_annotate.audit import agreement, dawid_skene
 
 nan = math.nan
 
@@ -212,13 +212,13 @@ def test_it_aggregates_with_dawid_skene_better_than_the_majority():
         wrong = (truth + rng.integers(1, 3, 2000)) % 3
         codes[annotator] = np.where(rng.random(2000) < p, truth, wrong)
     codes[rng.random(codes.shape) < 0.1] = nan
-    model = agreement.dawid_skene(codes, 3)
-    majority = agreement.majority_codes(codes, 3)
+    model = dawid_skene.dawid_skene(codes, 3)
+    majority = dawid_skene.majority_codes(codes, 3)
     assert (model.labels() == truth).mean() > np.nanmean(majority == truth) + 0.03
     assert np.allclose(model.posterior.sum(axis=1), 1.0)
     assert np.allclose(model.confusion.sum(axis=2), 1.0)
     assert model.annotator_accuracy() == pytest.approx(accuracy, abs=0.05)
-    again = agreement.dawid_skene(codes, 3)
+    again = dawid_skene.dawid_skene(codes, 3)
     assert np.array_equal(again.posterior, model.posterior)
 
 

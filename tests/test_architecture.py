@@ -39,7 +39,20 @@ def test_it_keeps_evaluation_free_of_django(path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["agreement.py", "verdicts.py", "quality.py", "sampling.py", "model_agreement.py"]
+    "name",
+    [
+        "agreement.py",
+        "dawid_skene.py",
+        "rule.py",
+        "explain.py",
+        "summaries.py",
+        "questions.py",
+        "annotators.py",
+        "assembly.py",
+        "quality.py",
+        "sampling.py",
+        "model_agreement.py",
+    ],
 )
 def test_it_keeps_the_statistics_free_of_the_orm(name: str) -> None:
     """The statistics are pure functions over arrays and frames."""
@@ -89,3 +102,103 @@ def test_it_names_every_package_in_the_code_map() -> None:
     ]
     missing = [name for name in [*packages, "evaluation"] if f"`{name}/`" not in text]
     assert not missing, f"ARCHITECTURE.md does not mention {missing}"
+
+
+def project_modules() -> dict[str, Path]:
+    """Every module of prb_annotate/ and evaluation/ (migrations aside), by dotted name."""
+    modules = {}
+    for package in ("prb_annotate", "evaluation"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if "migrations" in parts:
+                continue
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join(parts)] = path
+    return modules
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports, anywhere in its body (a function-level import
+    closes a circle as surely as a top-level one). ``from package import name`` points at the
+    module ``package.name`` when there is one, else at the package."""
+    modules = project_modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names if alias.name in modules)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    candidate = f"{node.module}.{alias.name}"
+                    if candidate in modules:
+                        targets.add(candidate)
+                    elif node.module in modules:
+                        targets.add(node.module)
+        # A package's __init__ importing its own modules is not a circle with them.
+        graph[name] = {target for target in targets if target != name}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle as a path that returns to its start, or None (depth-first search)."""
+    state: dict[str, str] = {}
+    stack: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = "open"
+        stack.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == "open":
+                return [*stack[stack.index(target) :], target]
+            if target not in state and (found := visit(target)):
+                return found
+        stack.pop()
+        state[module] = "done"
+        return None
+
+    for module in sorted(graph):
+        if module not in state and (found := visit(module)):
+            return found
+    return None
+
+
+def test_it_finds_a_circle_when_there_is_one() -> None:
+    """The circle finder itself, on a graph with a circle and one without."""
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_it_has_no_import_cycle() -> None:
+    """No module imports, directly or through others, a module that imports it back."""
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+# Each package and the packages of the app it must never import (the layers of ARCHITECTURE.md).
+ABOVE = ("campaigns", "exports", "views", "api", "management", "simulation")
+LAYERS = {
+    "db": ("datasets", "audit", *ABOVE),
+    "datasets": ("audit", *ABOVE),
+    "audit": ABOVE,
+}
+
+
+def test_it_keeps_the_layers_in_order() -> None:
+    """db/, datasets/ and audit/ import nothing above them; only views/ and api/ import the
+    forms and the serializers."""
+    wrong = []
+    for module, targets in import_graph().items():
+        parts = module.split(".")
+        package = parts[1] if len(parts) > 2 and parts[0] == "prb_annotate" else None
+        for target in targets:
+            target_parts = target.split(".")
+            if package in LAYERS and len(target_parts) > 1 and target_parts[1] in LAYERS[package]:
+                wrong.append(f"{module} imports {target}")
+            presentation = target == "prb_annotate.forms" or target.startswith(
+                "prb_annotate.api.serializers"
+            )
+            if presentation and package not in {"views", "api"}:
+                wrong.append(f"{module} imports {target}")
+    assert not wrong, "\n".join(sorted(wrong))

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from prb_annotate.audit import verdicts
-from prb_annotate.audit.frames import campaign_audit, campaign_verdicts
+from prb_annotate.audit import rule
+from prb_annotate.audit.campaign_audit import campaign_audit, campaign_verdicts
 from prb_annotate.datasets.importing import import_path
 from prb_annotate.models import Dataset
 from tests.audit_support import add_item, annotate, annotators, make_campaign
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(
 
 def sound_answer() -> dict[str, Any]:
     """What a careful annotator says about a valid pair: both good, preference, chosen fits."""
-    criteria = verdicts.DEFAULT_CRITERIA
+    criteria = rule.DEFAULT_CRITERIA
     return {
         "quality_chosen": dict.fromkeys(criteria, 5),
         "quality_rejected": dict.fromkeys(criteria, 5),
@@ -50,10 +50,10 @@ def with_noise(answer: dict[str, Any], rng: random.Random, *, dissent: bool) -> 
     fit, differentiator = answer["rubric_fit"], answer["differentiator"]
     if dissent:
         if rng.random() < 0.5:
-            fit = rng.choice([value for value in verdicts.RUBRIC_FIT if value != fit])
+            fit = rng.choice([value for value in rule.RUBRIC_FIT if value != fit])
         else:
             differentiator = rng.choice(
-                [value for value in verdicts.DIFFERENTIATOR if value != differentiator]
+                [value for value in rule.DIFFERENTIATOR if value != differentiator]
             )
     return {
         "chosen": {c: wobble(r) for c, r in answer["quality_chosen"].items()},

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prb_annotate.audit import verdicts
+from prb_annotate.audit import assembly, rule, summaries
 
-CRITERIA = verdicts.DEFAULT_CRITERIA
+CRITERIA = rule.DEFAULT_CRITERIA
 
 
 def row(
@@ -53,7 +53,7 @@ def row(
     for side, value in (("chosen", chosen), ("rejected", rejected)):
         for criterion in CRITERIA:
             rating = value.get(criterion, 5) if isinstance(value, dict) else value
-            entry[verdicts.quality_column(side, criterion)] = rating
+            entry[rule.quality_column(side, criterion)] = rating
     return entry
 
 
@@ -78,7 +78,7 @@ def test_it_flags_answers_that_contradict_each_other():
             row(4, "ann1", fit="tie"),
         ]
     )
-    flags = verdicts.consistency_flags(frame, CRITERIA)
+    flags = summaries.consistency_flags(frame, CRITERIA)
     found = {(flag.pair_id, flag.annotator, flag.code) for flag in flags.itertuples()}
     assert found == {
         (1, "ann2", "preference_but_low_quality"),
@@ -86,7 +86,7 @@ def test_it_flags_answers_that_contradict_each_other():
         (3, "ann1", "no_difference_but_prefers_one"),
         (4, "ann1", "tie_but_preference"),
     }
-    assert set(verdicts.CONSISTENCY_CHECKS) == {code for *_, code in found}
+    assert set(summaries.CONSISTENCY_CHECKS) == {code for *_, code in found}
 
 
 def test_it_measures_length_bias_in_characters():
@@ -104,8 +104,8 @@ def test_it_measures_length_bias_in_characters():
             for i in (1, 2)
         ]
     frame = frame_of(rows)
-    items = verdicts.items_from_frame(frame, verdicts.Thresholds())
-    bias = verdicts.length_bias(items, frame)
+    items = rule.items_from_frame(frame, rule.Thresholds())
+    bias = summaries.length_bias(items, frame)
     assert bias["unit"] == "characters"
     assert bias["pairs_equal_length"] == 1
     assert bias["pairs_chosen_longer"]["count"] == 6
@@ -121,7 +121,7 @@ def test_it_measures_position_bias_as_seen_by_annotators():
     rows = [row(p, "ann1", position="A") for p in range(1, 8)]  # chosen shown as A, picked
     rows += [row(p, "ann1", position="B", fit="rejected") for p in range(8, 11)]  # A again
     rows += [row(11, "ann1", fit="tie")]
-    bias = verdicts.position_bias(frame_of(rows))
+    bias = summaries.position_bias(frame_of(rows))
     assert bias["share_a"]["count"] == 10
     assert bias["share_a"]["total"] == 10
     assert bias["p_value"] == pytest.approx(2 / 1024)
@@ -139,12 +139,12 @@ def test_it_describes_each_annotator():
     rows.append(row(20, "ann1", kind="gold"))
     rows.append(row(20, "ann3", kind="gold", fit="rejected"))
     frame = frame_of(rows)
-    items = verdicts.items_from_frame(frame, verdicts.Thresholds())
+    items = rule.items_from_frame(frame, rule.Thresholds())
     items["gold_answers"] = [
         {"rubric_fit": "chosen"} if kind == "gold" else None for kind in items["item_kind"]
     ]
-    report = verdicts.audit_report(
-        frame, items, verdicts.Thresholds(min_gold_accuracy=0.5), resamples=50
+    report = assembly.audit_report(
+        frame, items, rule.Thresholds(min_gold_accuracy=0.5), resamples=50
     )
     table = {entry["annotator"]: entry for entry in report["annotators"]}
     assert table["ann1"]["loo_rubric_fit"] == 1.0
@@ -167,7 +167,7 @@ def test_it_describes_each_annotator():
 def test_it_derives_items_from_the_frame_when_none_are_given():
     """Without an item table each pair seen in the frame needs k annotations."""
     frame = frame_of(three(1) + three(2)[:2])
-    by_pair = verdicts.pair_verdicts(frame, verdicts.Thresholds())
+    by_pair = rule.pair_verdicts(frame, rule.Thresholds())
     assert by_pair[1].verdict == "validated"
     assert by_pair[2].reasons == ("too_few_annotations",)
 
@@ -189,12 +189,10 @@ def test_it_writes_a_report_that_is_strict_json_and_reproducible():
                 )
             )
     frame = frame_of(rows)
-    items = verdicts.items_from_frame(frame, verdicts.Thresholds())
-    report = verdicts.audit_report(frame, items, verdicts.Thresholds(), resamples=100, seed=5)
+    items = rule.items_from_frame(frame, rule.Thresholds())
+    report = assembly.audit_report(frame, items, rule.Thresholds(), resamples=100, seed=5)
     json.dumps(report, allow_nan=False)
-    assert report == verdicts.audit_report(
-        frame, items, verdicts.Thresholds(), resamples=100, seed=5
-    )
+    assert report == assembly.audit_report(frame, items, rule.Thresholds(), resamples=100, seed=5)
     overall = report["validity"]["overall"]
     assert overall["validated"] + overall["excluded"] + overall["undecided"] == 40
     assert sum(row["pairs"] for row in report["validity"]["per_category"]) == 40

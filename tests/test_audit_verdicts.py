@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from prb_annotate.audit import verdicts
-from prb_annotate.audit.frames import (
-    annotations_frame,
+from prb_annotate.audit import rule
+from prb_annotate.audit.campaign_audit import (
     campaign_audit,
     campaign_verdicts,
     request_extra_annotations,
 )
+from prb_annotate.audit.frames import annotations_frame
 from prb_annotate.models import Annotation, Assignment
 from tests.audit_support import NOW, add_item, annotate, annotate_all, annotators, make_campaign
 
@@ -218,7 +218,7 @@ def test_it_builds_the_annotations_frame_in_dataset_orientation(campaign, raters
     answered = datetime(2026, 1, 5, 15, 30, 15, 123456, tzinfo=timezone(timedelta(hours=2)))
     Annotation.objects.filter(pk=third.pk).update(created_at=answered)
     frame = annotations_frame(campaign).set_index("annotator")
-    for column in verdicts.FRAME_COLUMNS:
+    for column in rule.FRAME_COLUMNS:
         assert column in frame.columns or column == "annotator"
     assert frame.loc["rater1", "rubric_fit_position"] == "B"
     assert frame.loc["rater2", "rubric_fit_position"] == "A"
@@ -334,8 +334,8 @@ def test_it_audits_a_campaign_end_to_end(campaign, raters):
 
 def test_it_knows_the_answer_choices_of_the_model():
     """The pure audit's answer domains are the Annotation model's choices."""
-    assert tuple(Annotation.RubricFit.values) == verdicts.RUBRIC_FIT
-    assert tuple(Annotation.Differentiator.values) == verdicts.DIFFERENTIATOR
+    assert tuple(Annotation.RubricFit.values) == rule.RUBRIC_FIT
+    assert tuple(Annotation.Differentiator.values) == rule.DIFFERENTIATOR
 
 
 def test_it_reads_ratings_of_criteria_with_any_name(dataset, raters):

@@ -14,7 +14,8 @@ from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.test import override_settings
 
-from prb_annotate.audit.frames import IdIn, campaign_audit, campaign_verdicts
+from prb_annotate.audit.campaign_audit import campaign_audit, campaign_verdicts
+from prb_annotate.audit.frames import IdIn
 from prb_annotate.campaigns.lifecycle import create_campaign
 from prb_annotate.datasets.importing import import_path
 from prb_annotate.datasets.records import pair_to_record

@@ -18,7 +18,7 @@ from django.test import Client
 from django.urls import reverse
 
 from prb_annotate.audit import model_agreement
-from prb_annotate.audit.frames import campaign_audit
+from prb_annotate.audit.campaign_audit import campaign_audit
 from prb_annotate.models import Annotation, Campaign, Dataset, EvaluationRun, ModelAnswer
 from tests.audit_support import add_item, annotate_all, annotators, make_campaign
 from tests.evaluation import tiny

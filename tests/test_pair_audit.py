@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from prb_annotate.audit import decisions
-from prb_annotate.audit.frames import campaign_audit, campaign_verdicts
+from prb_annotate.audit.campaign_audit import campaign_audit, campaign_verdicts
 from prb_annotate.audit.report import render_text
 from prb_annotate.models import Adjudication, EvaluationRun, Membership, PairScore
 from tests.audit_support import add_item, annotate, annotate_all, annotators, make_campaign
@@ -330,7 +330,7 @@ def test_it_keeps_one_current_decision_however_many_are_made(campaign):
 
 
 def test_it_does_not_ask_more_annotators_for_an_adjudicated_split_vote(campaign):
-    from prb_annotate.audit.frames import request_extra_annotations
+    from prb_annotate.audit.campaign_audit import request_extra_annotations
 
     decisions.adjudicate(
         campaign.items.get(pair__external_id="p0002"), "validated", "adjudicator_judgement"

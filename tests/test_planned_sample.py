@@ -4,7 +4,7 @@ extending the sample after a pilot, on the real database."""
 import pytest
 
 from prb_annotate.audit import sampling
-from prb_annotate.audit.frames import campaign_audit
+from prb_annotate.audit.campaign_audit import campaign_audit
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns import planned_sample
 from prb_annotate.campaigns.lifecycle import CampaignSetupError, create_campaign, set_status

@@ -11,13 +11,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from prb_annotate.audit import sampling
-from prb_annotate.audit.cache import campaign_audit_cached, change_stamp, dashboard_figures
+from prb_annotate.audit.cache import campaign_audit_cached, change_stamp
+from prb_annotate.audit.campaign_audit import campaign_audit
 from prb_annotate.audit.exclusions import exclude_annotator
-from prb_annotate.audit.frames import campaign_audit
+from prb_annotate.audit.model_answers import ANNOTATOR_MODE
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns.assignment import next_assignment
-from prb_annotate.campaigns.model_annotator import ANNOTATOR_MODE
 from prb_annotate.campaigns.planned_sample import plan_for_dataset
+from prb_annotate.campaigns.progress import dashboard_figures
 from prb_annotate.models import (
     AnnotatorExclusion,
     Campaign,

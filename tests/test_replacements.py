@@ -11,13 +11,13 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from prb_annotate.audit.campaign_audit import campaign_verdicts
 from prb_annotate.audit.exclusions import (
     exclude_annotator,
     left_out_annotators,
     lift_exclusion,
     request_replacement_annotations,
 )
-from prb_annotate.audit.frames import campaign_verdicts
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.progress import campaign_progress
 from prb_annotate.models import AnnotatorExclusion, Assignment, Campaign, CampaignItem, Dataset

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from prb_annotate.audit.frames import campaign_audit, campaign_verdicts
+from prb_annotate.audit.campaign_audit import campaign_audit, campaign_verdicts
 from prb_annotate.campaigns.annotating import Answers
 from prb_annotate.models import Annotation, Assignment, Campaign, Dataset, EvaluationRun
 from prb_annotate.simulation.behaviours import Behaviour, Pairing, respond, sound_answer

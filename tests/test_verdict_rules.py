@@ -5,13 +5,9 @@ settings refused where a vote could be won by the losing side, and one pair expl
 import pytest
 from django.urls import reverse
 
-from prb_annotate.audit import verdicts
-from prb_annotate.audit.frames import (
-    annotations_frame,
-    campaign_verdicts,
-    items_frame,
-    thresholds_for,
-)
+from prb_annotate.audit import explain, rule
+from prb_annotate.audit.campaign_audit import campaign_verdicts
+from prb_annotate.audit.frames import annotations_frame, items_frame, thresholds_for
 from prb_annotate.campaigns.lifecycle import CampaignSetupError, create_campaign
 from prb_annotate.models import Annotation, Campaign
 from tests.audit_support import add_item, annotate_all, annotators, make_campaign
@@ -86,8 +82,8 @@ TABLE = [
 
 def test_the_table_covers_every_reason_code():
     covered = {reason for *_, reasons in TABLE for reason in reasons}
-    assert covered == set(verdicts.REASONS)
-    assert set(verdicts.REASON_LABELS) == set(verdicts.REASONS)
+    assert covered == set(rule.REASONS)
+    assert set(rule.REASON_LABELS) == set(rule.REASONS)
 
 
 @pytest.mark.parametrize(
@@ -122,7 +118,7 @@ def test_it_explains_the_decisive_votes_of_a_pair(dataset):
     items = items_frame(campaign)
     checks = {
         check.name: check
-        for check in verdicts.explain_pair(
+        for check in explain.explain_pair(
             annotations_frame(campaign, items), 3, thresholds_for(campaign), verdict
         )
     }

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
-from prb_annotate.audit import listing, verdicts
+from prb_annotate.audit import listing, rule
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.exports.export import FORMATS, SUBSETS
 from prb_annotate.forms import MAJORITY_BELOW_HALF
@@ -409,7 +409,7 @@ class AdjudicationSerializer(serializers.ModelSerializer[Adjudication]):
     decided_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
-    reason = serializers.ChoiceField(choices=verdicts.ADJUDICATION_REASONS)
+    reason = serializers.ChoiceField(choices=rule.ADJUDICATION_REASONS)
     note = serializers.CharField(required=False, allow_blank=True, max_length=5000, default="")
 
     class Meta:
@@ -441,7 +441,7 @@ class VerdictFilterSerializer(QueryParameters):
     category = serializers.CharField(required=False, max_length=200)
     verdict = serializers.ChoiceField(choices=VERDICT_CHOICES, required=False)
     reason = serializers.ChoiceField(
-        choices=verdicts.ADJUDICATION_REASONS,
+        choices=rule.ADJUDICATION_REASONS,
         required=False,
         help_text="A reason code of the final verdict or of the annotators' verdict.",
     )

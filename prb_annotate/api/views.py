@@ -36,15 +36,16 @@ from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import IsStaff, managed_campaign
 from prb_annotate.api.schema import ImportErrorSerializer
 from prb_annotate.audit import decisions, listing
-from prb_annotate.audit.cache import campaign_audit_cached, dashboard_figures
+from prb_annotate.audit.cache import campaign_audit_cached
+from prb_annotate.audit.campaign_audit import campaign_verdicts
 from prb_annotate.audit.exclusions import (
     exclude_annotator,
     exclusion_history,
     lift_exclusion,
     request_replacement_annotations,
 )
-from prb_annotate.audit.frames import PairVerdict, campaign_verdicts
 from prb_annotate.audit.listing import PairRow
+from prb_annotate.audit.rule import PairVerdict
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
@@ -53,7 +54,7 @@ from prb_annotate.campaigns.lifecycle import (
     set_status,
 )
 from prb_annotate.campaigns.planned_sample import SamplePlanError
-from prb_annotate.campaigns.progress import campaign_progress
+from prb_annotate.campaigns.progress import campaign_progress, dashboard_figures
 from prb_annotate.datasets.importing import ImportFailed, import_upload
 from prb_annotate.exports.export import ExportWriteError, export_zip
 from prb_annotate.exports.slices import ExportError

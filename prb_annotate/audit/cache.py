@@ -25,17 +25,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Any, TypeVar
 
-import pandas as pd
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
-from prb_annotate.audit.exclusions import campaign_quality, request_replacement_annotations
-from prb_annotate.audit.frames import annotations_frame, campaign_audit, items_frame
-from prb_annotate.campaigns.model_annotator import ANNOTATOR_MODE
-from prb_annotate.campaigns.progress import completion_times
+from prb_annotate.audit.campaign_audit import campaign_audit
+from prb_annotate.audit.exclusions import request_replacement_annotations
+from prb_annotate.audit.model_answers import ANNOTATOR_MODE
 from prb_annotate.models import (
     Adjudication,
     Annotation,
@@ -199,7 +196,7 @@ def forget_audits(campaign: Campaign) -> None:
 def campaign_audit_cached(
     campaign: Campaign, *, resamples: int = 1000, seed: int | None = None
 ) -> dict[str, Any]:
-    """``frames.campaign_audit``, kept until the change stamp moves. A recompute first asks
+    """``campaign_audit.campaign_audit``, kept until the change stamp moves. A recompute first asks
     for replacement slots, so that the pairs it reports as waiting can be annotated."""
     seed = campaign.seed if seed is None else seed
     return cached(
@@ -208,50 +205,3 @@ def campaign_audit_cached(
         lambda: campaign_audit(campaign, resamples=resamples, seed=seed),
         before_compute=lambda: request_replacement_annotations(campaign),
     )
-
-
-def dashboard_figures(campaign: Campaign) -> dict[str, Any]:
-    """The dashboard's slower figures, kept like the audit: annotator quality control and
-    completion over time (``[(ISO time, items complete)]``)."""
-
-    def compute() -> dict[str, Any]:
-        # One read of the campaign's annotations serves both figures.
-        items = items_frame(campaign, lengths=False)
-        frame = annotations_frame(campaign, items)
-        return {
-            "annotators": campaign_quality(campaign, items, frame),
-            "completion": [(at.isoformat(), n) for at, n in _completion(campaign, items, frame)],
-        }
-
-    return cached(
-        campaign,
-        "dashboard",
-        compute,
-        before_compute=lambda: request_replacement_annotations(campaign),
-    )
-
-
-def _completion(
-    campaign: Campaign, items: pd.DataFrame, frame: pd.DataFrame
-) -> list[tuple[datetime, int]]:
-    """(time, regular items complete by then), one point per item completed, from frames
-    already read: every submitted assignment has one current annotation, with its submission
-    time."""
-    replacements = dict(
-        CampaignItem.objects.filter(campaign_id=campaign.pk, replacement_annotations__gt=0)
-        .values_list("pk", "replacement_annotations")
-        .order_by()
-    )
-    regular = items[items["item_kind"] == CampaignItem.Kind.REGULAR]
-    targets = {
-        int(item_id): int(required) + replacements.get(int(item_id), 0)
-        for item_id, required in zip(regular["item_id"], regular["required"], strict=True)
-    }
-    answered = frame[frame["submitted_at"].notna()]
-    submissions = zip(
-        answered["item_id"].tolist(),
-        answered["submitted_at"].dt.to_pydatetime().tolist(),
-        strict=True,
-    )
-    done = completion_times(((int(i), at) for i, at in submissions), targets)
-    return [(at, count) for count, at in enumerate(done, 1)]

@@ -11,7 +11,7 @@ in at a time), so the second waits for the first to commit, then demotes the fir
 adds its own: the later decision wins and exactly one row stays current. Only the item row is
 locked, and always before the adjudication rows, so two decisions cannot deadlock.
 
-What the rule does with a decision lives in ``verdicts.apply_adjudications`` (pure); this module
+What the rule does with a decision lives in ``rule.apply_adjudications`` (pure); this module
 only reads and writes the rows.
 """
 
@@ -21,8 +21,8 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from prb_annotate.audit import verdicts
-from prb_annotate.audit.verdicts import Adjudicated, PairVerdict
+from prb_annotate.audit import rule
+from prb_annotate.audit.rule import Adjudicated, PairVerdict
 from prb_annotate.models import Adjudication, Campaign, CampaignItem
 
 MAX_NOTE_CHARS = 5000
@@ -37,7 +37,7 @@ def check_adjudication(item: CampaignItem, decision: str, reason: str, note: str
         errors["item"] += "it has no verdict to decide."
     if decision not in DECISIONS:
         errors["decision"] = f"Choose one of {', '.join(DECISIONS)} (got {decision!r})."
-    if reason not in verdicts.ADJUDICATION_REASONS:
+    if reason not in rule.ADJUDICATION_REASONS:
         errors["reason"] = f"Unknown reason code {reason!r}."
     if len(note) > MAX_NOTE_CHARS:
         errors["note"] = f"At most {MAX_NOTE_CHARS} characters (got {len(note)})."
@@ -101,7 +101,7 @@ def with_adjudications(
     campaign: Campaign, by_pair: Mapping[int, PairVerdict]
 ) -> dict[int, PairVerdict]:
     """The campaign's verdicts with its managers' decisions applied."""
-    return verdicts.apply_adjudications(by_pair, current_adjudications(campaign))
+    return rule.apply_adjudications(by_pair, current_adjudications(campaign))
 
 
 def history(item: CampaignItem) -> list[Adjudication]:
@@ -118,13 +118,13 @@ def adjudication_queue(by_pair: Iterable[PairVerdict]) -> list[PairVerdict]:
     the others (missing ratings, annotations still to come), each group by record id."""
 
     def order(verdict: PairVerdict) -> tuple[int, tuple[tuple[int, int | str], ...]]:
-        split = verdicts.UNDECIDED_SPLIT_VOTE in verdict.reasons
-        waiting = verdicts.TOO_FEW_ANNOTATIONS in verdict.reasons
-        return (0 if split and not waiting else 1, verdicts.natural_key(verdict.external_id))
+        split = rule.UNDECIDED_SPLIT_VOTE in verdict.reasons
+        waiting = rule.TOO_FEW_ANNOTATIONS in verdict.reasons
+        return (0 if split and not waiting else 1, rule.natural_key(verdict.external_id))
 
     undecided = [
         verdict
         for verdict in by_pair
-        if verdict.verdict == verdicts.UNDECIDED and not verdict.adjudicated
+        if verdict.verdict == rule.UNDECIDED and not verdict.adjudicated
     ]
     return sorted(undecided, key=order)

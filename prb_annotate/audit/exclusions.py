@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from prb_annotate.audit import frames, quality, verdicts
+from prb_annotate.audit import annotators, frames, quality
 from prb_annotate.models import (
     Annotation,
     AnnotatorExclusion,
@@ -124,7 +124,7 @@ def below_gold(campaign: Campaign) -> set[str]:
     if gold.empty:
         return set()
     frame = frames.annotations_frame(campaign, gold, kind=CampaignItem.Kind.GOLD)
-    return verdicts.annotators_below_gold(frame, gold, campaign.min_gold_accuracy)
+    return annotators.annotators_below_gold(frame, gold, campaign.min_gold_accuracy)
 
 
 def position_counts(campaign: Campaign) -> dict[str, tuple[int, int]]:

@@ -1,8 +1,8 @@
-"""The audit against the database: frames in, verdicts and reports out.
+"""The campaign read into frames: the one place the audit reads annotations from the ORM.
 
-The statistics live in ``agreement`` and the rules in ``verdicts`` (pure, no ORM); this module
-only reads a campaign into the two frames they take, and writes back the one thing the audit
-changes: an extra annotator for a split vote.
+The statistics live in ``agreement`` and the rule in ``rule`` (pure, no ORM); this module only
+reads a campaign into the two frames they take (``annotations_frame``, ``items_frame``) and its
+thresholds. ``campaign_audit`` puts frames, exclusions and adjudications together.
 """
 
 import json
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from django.db import connections, transaction
+from django.db import connections
 from django.db.models import BooleanField, CharField, F, IntegerField, QuerySet, Value
 from django.db.models.expressions import Func
 from django.db.models.fields.json import (  # type: ignore[attr-defined]  # not in the stubs
@@ -20,22 +20,10 @@ from django.db.models.fields.json import (  # type: ignore[attr-defined]  # not 
 )
 from django.db.models.functions import Length
 
-from prb_annotate.audit import decisions, sampling, verdicts
-from prb_annotate.audit.quality import LEFT_OUT_REASONS
-from prb_annotate.audit.verdicts import PairVerdict, Thresholds
+from prb_annotate.audit import rule
+from prb_annotate.audit.rule import Thresholds
 from prb_annotate.db.readahead import read_ahead
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
-
-__all__ = [
-    "PairVerdict",
-    "Thresholds",
-    "annotations_frame",
-    "campaign_audit",
-    "campaign_verdicts",
-    "items_frame",
-    "request_extra_annotations",
-    "thresholds_for",
-]
 
 # Frame column <- ORM lookup on Annotation. What belongs to the item (pair id, record id,
 # category, kind) comes from the items frame instead: joining the pairs table costs a read of
@@ -95,7 +83,7 @@ def annotations_frame(
     """One row per current annotation of the campaign, in dataset orientation.
 
     Only each submitted assignment's current revision counts. Columns: those of
-    ``verdicts.FRAME_COLUMNS`` (ids, external_id, category, item_kind, annotator username and id,
+    ``rule.FRAME_COLUMNS`` (ids, external_id, category, item_kind, annotator username and id,
     chosen_position, rubric_fit and rubric_fit_position as the annotator saw it (A / B / tie),
     differentiator, confidence, flagged, comment, time_on_task_ms, submitted_at, chosen_len and
     rejected_len in characters), plus revision, annotated_at, and one
@@ -107,8 +95,8 @@ def annotations_frame(
     ``kind`` reads only the annotations of that kind of item.
     """
     quality = {
-        verdicts.quality_column(side, criterion): RatingText(criterion, f"quality_{side}")
-        for side in verdicts.SIDES
+        rule.quality_column(side, criterion): RatingText(criterion, f"quality_{side}")
+        for side in rule.SIDES
         for criterion in campaign.quality_criteria
     }
     # Ratings are taken out of the JSON by the database: parsing every annotation's JSON in
@@ -153,7 +141,7 @@ def annotations_frame(
     frame = frame.sort_values(
         ["pair_id", "annotator", "annotation_id"], kind="stable", ignore_index=True
     )
-    return frame[[*verdicts.FRAME_COLUMNS, "revision", "annotated_at", *quality]]
+    return frame[[*rule.FRAME_COLUMNS, "revision", "annotated_at", *quality]]
 
 
 class IdIn(Func):
@@ -356,116 +344,4 @@ def items_frame(
         ]
 
     frame = fetch_frame(queryset, columns, convert, small=pair_ids is not None)
-    return frame[list(verdicts.ITEM_COLUMNS)]
-
-
-def campaign_verdicts(campaign: Campaign) -> dict[int, PairVerdict]:
-    """The verdict of every regular item's pair, keyed by pair id (unannotated ones too).
-
-    Annotators out of the audit (``exclusions.left_out_annotators``) are left out first; a
-    manager's adjudication replaces the annotators' verdict (``decisions``).
-    """
-    return _verdicts(campaign, items_frame(campaign, lengths=False))
-
-
-def _verdicts(campaign: Campaign, items: pd.DataFrame) -> dict[int, PairVerdict]:
-    frame = annotations_frame(campaign, items)
-    thresholds = thresholds_for(campaign)
-    excluded = _left_out(campaign)
-    by_pair = verdicts.pair_verdicts(frame, thresholds, items=items, excluded_annotators=excluded)
-    return decisions.with_adjudications(campaign, by_pair)
-
-
-def _left_out(campaign: Campaign) -> dict[str, str]:
-    # Imported here: ``exclusions`` reads the campaign through this module.
-    from prb_annotate.audit.exclusions import left_out_annotators
-
-    return left_out_annotators(campaign)
-
-
-def campaign_audit(
-    campaign: Campaign,
-    *,
-    resamples: int = 1000,
-    seed: int | None = None,
-    confidence: float = 0.95,
-    dawid_skene: bool = True,
-) -> dict[str, Any]:
-    """The full audit report, JSON-ready (see ``verdicts.audit_report``).
-
-    ``seed`` defaults to the campaign's seed, so the page, the CLI and the export manifest show
-    the same intervals for the same data.
-    """
-    items = items_frame(campaign)
-    frame = annotations_frame(campaign, items)
-    left_out = _left_out(campaign)
-    report = verdicts.audit_report(
-        frame,
-        items,
-        thresholds_for(campaign),
-        resamples=resamples,
-        seed=campaign.seed if seed is None else seed,
-        confidence=confidence,
-        dawid_skene=dawid_skene,
-        adjudications=decisions.current_adjudications(campaign),
-        excluded_annotators=left_out,
-    )
-    report["left_out"] = [
-        {"annotator": name, "reason": reason, "reason_label": LEFT_OUT_REASONS[reason]}
-        for name, reason in left_out.items()
-    ]
-    report["settings"]["thresholds"]["position_bias_max_p"] = campaign.position_bias_max_p
-    report["campaign"] = {
-        "id": campaign.pk,
-        "name": campaign.name,
-        "dataset": campaign.dataset.name,
-        "annotations_per_pair": campaign.annotations_per_pair,
-    }
-    _add_model_annotators(campaign, report, frame, items)
-    if campaign.sample_plan is not None:
-        # A planned sample speaks for the whole dataset: its estimate comes alongside.
-        report["sample_estimate"] = sampling.audit_estimate(
-            campaign.sample_plan, report["validity"]["per_category"]
-        )
-    return report
-
-
-def _add_model_annotators(
-    campaign: Campaign, report: dict[str, Any], frame: pd.DataFrame, items: pd.DataFrame
-) -> None:
-    """Model annotators beside the humans, compared with the annotations the verdicts rest on;
-    their answers are separate rows that none of the human statistics above ever read."""
-    from prb_annotate.campaigns import model_annotator
-
-    if not campaign.evaluation_runs.filter(mode=model_annotator.ANNOTATOR_MODE).exists():
-        return
-    humans = verdicts.counted_annotations(frame, items, report["excluded_annotators"])
-    found = model_annotator.comparisons(campaign, humans, campaign.majority_threshold)
-    report["model_annotators"] = verdicts.jsonable(found)
-
-
-def request_extra_annotations(campaign: Campaign) -> int:
-    """Ask for one more annotator on every pair whose vote is split; returns how many.
-
-    Idempotent per state: a split vote is only seen once a pair has all the annotations it
-    requires, and raising ``extra_annotations`` makes it require one more, so the pair reads
-    "too few annotations" until the new annotator has answered and a second call does nothing.
-    Each raise is a conditional UPDATE on the value we read, so two managers clicking at once
-    raise a pair once, not twice.
-    """
-    items = items_frame(campaign, lengths=False)
-    by_pair = _verdicts(campaign, items)
-    # The extra count each split verdict was computed with: only that state gets raised.
-    seen = {
-        int(row.item_id): int(row.required) - campaign.annotations_per_pair
-        for row in items.itertuples(index=False)
-        if row.item_kind == CampaignItem.Kind.REGULAR
-        and verdicts.UNDECIDED_SPLIT_VOTE in by_pair[int(row.pair_id)].reasons
-    }
-    raised = 0
-    with transaction.atomic():
-        for item_id, extra in seen.items():
-            raised += CampaignItem.objects.filter(pk=item_id, extra_annotations=extra).update(
-                extra_annotations=F("extra_annotations") + 1
-            )
-    return raised
+    return frame[list(rule.ITEM_COLUMNS)]

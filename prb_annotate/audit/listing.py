@@ -19,8 +19,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db.models import Count
 
-from prb_annotate.audit import verdicts
-from prb_annotate.audit.verdicts import PairVerdict
+from prb_annotate.audit import rule
+from prb_annotate.audit.rule import PairVerdict
 from prb_annotate.models import Annotation, Assignment, Campaign, EvaluationRun, PairScore
 
 YES_NO = {"yes": True, "no": False}
@@ -50,7 +50,7 @@ class PairRow:
 
     @property
     def split(self) -> bool:
-        return verdicts.UNDECIDED_SPLIT_VOTE in self.verdict.by_annotators()[1]
+        return rule.UNDECIDED_SPLIT_VOTE in self.verdict.by_annotators()[1]
 
     @property
     def model_disagrees(self) -> bool | None:
@@ -162,7 +162,7 @@ def _sort_key(name: str) -> Callable[[PairRow], Any]:
     }
     first = keys.get(name, lambda row: ())
     # Ties, and the "id" sort itself, go by natural record id.
-    return lambda row: (first(row), verdicts.natural_key(row.verdict.external_id))
+    return lambda row: (first(row), rule.natural_key(row.verdict.external_id))
 
 
 def select_rows(

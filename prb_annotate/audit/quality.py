@@ -35,13 +35,9 @@ import numpy as np
 import pandas as pd
 
 from prb_annotate.audit import agreement
-from prb_annotate.audit.verdicts import (
-    NOMINAL_QUESTIONS,
-    counted_annotations,
-    gold_results,
-    question_domain,
-    ratings_matrix,
-)
+from prb_annotate.audit.annotators import gold_results
+from prb_annotate.audit.questions import NOMINAL_QUESTIONS, question_domain, ratings_matrix
+from prb_annotate.audit.rule import counted_annotations
 
 # Why annotations leave the audit, most decisive first.
 MANAGER_EXCLUDED = "manager_excluded"

@@ -13,7 +13,8 @@ from typing import Any
 
 from django.db import transaction
 
-from prb_annotate.audit.frames import PairVerdict, campaign_verdicts
+from prb_annotate.audit.campaign_audit import campaign_verdicts
+from prb_annotate.audit.rule import PairVerdict
 from prb_annotate.datasets.records import pair_to_record
 from prb_annotate.models import Campaign, EvaluationRun, Pair, PairScore
 

@@ -9,10 +9,9 @@ humans in a section of its own (``audit/model_agreement.py``).
 
 from typing import Any
 
-import pandas as pd
 from django.db import transaction
 
-from prb_annotate.audit import model_agreement
+from prb_annotate.audit.model_answers import ANNOTATOR_MODE
 from prb_annotate.datasets.records import pair_to_record
 from prb_annotate.models import (
     Annotation,
@@ -22,8 +21,6 @@ from prb_annotate.models import (
     ModelAnswer,
     Pair,
 )
-
-ANNOTATOR_MODE = "annotator"
 
 
 def campaign_pairs(campaign: Campaign) -> list[Pair]:
@@ -133,28 +130,3 @@ def answers_beside_humans(pair: Pair) -> list[dict[str, Any]]:
         {"campaign": names[pk], "humans": humans.get(pk, []), "models": models.get(pk, [])}
         for pk in sorted(names)
     ]
-
-
-def annotator_runs(campaign: Campaign) -> list[EvaluationRun]:
-    return list(campaign.evaluation_runs.filter(mode=ANNOTATOR_MODE).order_by("-created_at"))
-
-
-def comparisons(campaign: Campaign, humans: pd.DataFrame, threshold: float) -> list[dict[str, Any]]:
-    """For each model-annotator run: the run, its reply counts and the comparison per question.
-
-    ``humans`` is the frame of the annotations the verdicts rest on.
-    """
-    found = []
-    for run in annotator_runs(campaign):
-        rows = run.model_answers.values_list("pair_id", "question", "chosen_position", "answer")
-        answers = model_agreement.answers_frame(list(rows))
-        found.append(
-            {
-                "run": run.pk,
-                "model": run.model_name,
-                "created_at": run.created_at.isoformat(),
-                "replies": run.summary.get("questions", {}),
-                "questions": model_agreement.compare(humans, answers, threshold),
-            }
-        )
-    return found

@@ -16,9 +16,9 @@ from django.db import transaction
 from django.db.models import Max
 
 from prb_annotate.audit import sampling
-from prb_annotate.audit.frames import campaign_verdicts
+from prb_annotate.audit.campaign_audit import campaign_verdicts
+from prb_annotate.audit.rule import EXCLUDED, VALIDATED
 from prb_annotate.audit.sampling import PlanError, PlanTargets, SamplePlan
-from prb_annotate.audit.verdicts import EXCLUDED, VALIDATED
 from prb_annotate.models import Campaign, CampaignItem, Dataset
 
 

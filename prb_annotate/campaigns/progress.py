@@ -7,11 +7,16 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
+import pandas as pd
 from django.contrib.auth.models import User
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from prb_annotate.audit.cache import cached
+from prb_annotate.audit.exclusions import campaign_quality, request_replacement_annotations
+from prb_annotate.audit.frames import annotations_frame, items_frame
 from prb_annotate.campaigns.assignment import occupying
 from prb_annotate.db.plainsql import db_time, fetch
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Membership
@@ -353,3 +358,50 @@ def completion_times(
         if target and len(submitted) >= target:
             completed.append(submitted[target - 1])
     return sorted(completed)
+
+
+def dashboard_figures(campaign: Campaign) -> dict[str, Any]:
+    """The dashboard's slower figures, kept like the audit: annotator quality control and
+    completion over time (``[(ISO time, items complete)]``)."""
+
+    def compute() -> dict[str, Any]:
+        # One read of the campaign's annotations serves both figures.
+        items = items_frame(campaign, lengths=False)
+        frame = annotations_frame(campaign, items)
+        return {
+            "annotators": campaign_quality(campaign, items, frame),
+            "completion": [(at.isoformat(), n) for at, n in _completion(campaign, items, frame)],
+        }
+
+    return cached(
+        campaign,
+        "dashboard",
+        compute,
+        before_compute=lambda: request_replacement_annotations(campaign),
+    )
+
+
+def _completion(
+    campaign: Campaign, items: pd.DataFrame, frame: pd.DataFrame
+) -> list[tuple[datetime, int]]:
+    """(time, regular items complete by then), one point per item completed, from frames
+    already read: every submitted assignment has one current annotation, with its submission
+    time."""
+    replacements = dict(
+        CampaignItem.objects.filter(campaign_id=campaign.pk, replacement_annotations__gt=0)
+        .values_list("pk", "replacement_annotations")
+        .order_by()
+    )
+    regular = items[items["item_kind"] == CampaignItem.Kind.REGULAR]
+    targets = {
+        int(item_id): int(required) + replacements.get(int(item_id), 0)
+        for item_id, required in zip(regular["item_id"], regular["required"], strict=True)
+    }
+    answered = frame[frame["submitted_at"].notna()]
+    submissions = zip(
+        answered["item_id"].tolist(),
+        answered["submitted_at"].dt.to_pydatetime().tolist(),
+        strict=True,
+    )
+    done = completion_times(((int(i), at) for i, at in submissions), targets)
+    return [(at, count) for count, at in enumerate(done, 1)]

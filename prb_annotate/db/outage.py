@@ -77,9 +77,10 @@ def unavailable_response(request: HttpRequest, error: BaseException) -> HttpResp
     logger.warning("database unavailable: %s %s: %s", request.method, request.path, error)
     response: HttpResponse
     if request.path.startswith(API_PREFIX):
-        from prb_annotate.api.errors import error_body
-
-        response = JsonResponse(error_body(unavailable_detail(seconds)), status=503)
+        # The API's error shape (``api/errors.py``), written here so the database layer
+        # imports nothing above it.
+        body = {"detail": unavailable_detail(seconds), "errors": {}}
+        response = JsonResponse(body, status=503)
     else:
         page = render_to_string("prb_annotate/unavailable.html", {"seconds": seconds})
         response = HttpResponse(page, status=503)

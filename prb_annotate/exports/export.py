@@ -47,9 +47,10 @@ from django.db.models.expressions import Func
 from django.utils.text import slugify
 
 import prb_annotate
-from prb_annotate.audit import decisions, verdicts
+from prb_annotate.audit import assembly, decisions, rule, summaries
 from prb_annotate.audit.exclusions import left_out_annotators
 from prb_annotate.audit.frames import raw_rows, thresholds_for
+from prb_annotate.audit.questions import agreement_by_question, questions
 from prb_annotate.exports.folders import clear_abandoned, put_in_place, work_folder
 from prb_annotate.exports.processes import can_share_work, ordered_map
 from prb_annotate.exports.slices import (
@@ -274,17 +275,17 @@ def agreement_summary(
     """Agreement per question with bootstrap intervals, and the validated shares.
 
     The same statistics as the audit page (a test checks they agree): the bootstrap is seeded
-    with the campaign's seed, and shares are over decided pairs, as ``verdicts.validity_summary``
+    with the campaign's seed, and shares are over decided pairs, as ``summaries.validity_summary``
     has them.
     """
-    questions = verdicts.agreement_by_question(
+    per_question = agreement_by_question(
         counted, thresholds_for(campaign), resamples=resamples, seed=campaign.seed
     )
 
     def share(rows: Collection[dict[str, int]]) -> dict[str, Any]:
         validated = sum(row["validated"] for row in rows)
         decided = validated + sum(row["excluded"] for row in rows)
-        return verdicts.share_with_interval(validated, decided)
+        return summaries.share_with_interval(validated, decided)
 
     summary = {
         "resamples": resamples,
@@ -304,14 +305,14 @@ def agreement_summary(
                     for coefficient in question["coefficients"]
                 },
             }
-            for question in questions
+            for question in per_question
         ],
         "validated_share": share(counts.values()),
         "validated_share_by_category": {
             category: share([row]) for category, row in sorted(counts.items())
         },
     }
-    return verdicts.jsonable(summary)
+    return assembly.jsonable(summary)
 
 
 def counted_answers(campaign: Campaign, parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -321,7 +322,7 @@ def counted_answers(campaign: Campaign, parts: list[pd.DataFrame]) -> pd.DataFra
     columns = [
         "pair_id",
         "annotator",
-        *(q.column for q in verdicts.questions(thresholds_for(campaign))),
+        *(q.column for q in questions(thresholds_for(campaign))),
     ]
     return compact_answers(pd.DataFrame({column: [] for column in columns}), campaign, ())
 
@@ -748,7 +749,7 @@ def thresholds(campaign: Campaign) -> dict[str, Any]:
         "majority_threshold": campaign.majority_threshold,
         "min_gold_accuracy": campaign.min_gold_accuracy,
         "position_bias_max_p": campaign.position_bias_max_p,
-        "rule": verdicts.RULE,
+        "rule": rule.RULE,
     }
 
 

@@ -22,20 +22,14 @@ import pandas as pd
 import pyarrow as pa
 from django.db.models import QuerySet
 
-from prb_annotate.audit.frames import (
-    IdIn,
-    PairVerdict,
-    annotations_frame,
-    items_frame,
-    raw_rows,
-    thresholds_for,
-)
-from prb_annotate.audit.verdicts import (
+from prb_annotate.audit.frames import IdIn, annotations_frame, items_frame, raw_rows, thresholds_for
+from prb_annotate.audit.questions import questions
+from prb_annotate.audit.rule import (
     Adjudicated,
+    PairVerdict,
     apply_adjudications,
     counted_annotations,
     pair_verdicts,
-    questions,
 )
 from prb_annotate.datasets.records import pair_to_record
 from prb_annotate.models import Campaign, CampaignItem, Pair

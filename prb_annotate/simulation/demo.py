@@ -14,7 +14,7 @@ from pathlib import Path
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from prb_annotate.audit.frames import request_extra_annotations
+from prb_annotate.audit.campaign_audit import request_extra_annotations
 from prb_annotate.campaigns.annotating import Answers
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
 from prb_annotate.models import Campaign, Dataset

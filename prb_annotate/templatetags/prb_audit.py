@@ -3,7 +3,7 @@
 from django import template
 
 from prb_annotate.audit import report as audit_report
-from prb_annotate.audit import verdicts
+from prb_annotate.audit import rule
 
 register = template.Library()
 
@@ -37,7 +37,7 @@ def sortkey(value: object) -> str:
 @register.filter
 def reason_label(code: str) -> str:
     """A verdict or adjudication reason code in words."""
-    return verdicts.ADJUDICATION_REASON_LABELS.get(code, code)
+    return rule.ADJUDICATION_REASON_LABELS.get(code, code)
 
 
 @register.filter

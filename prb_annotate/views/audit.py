@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.audit import report as audit_report
 from prb_annotate.audit.cache import campaign_audit_cached, forget_audits
-from prb_annotate.audit.frames import request_extra_annotations
+from prb_annotate.audit.campaign_audit import request_extra_annotations
 from prb_annotate.campaigns.planned_sample import (
     SamplePlanError,
     describe_extension,

@@ -22,7 +22,6 @@ from django.views.decorators.http import require_POST
 from prb_annotate.access import is_staff, managed_campaign_or_404, staff_required
 from prb_annotate.audit import charts as svg
 from prb_annotate.audit import sample_report
-from prb_annotate.audit.cache import dashboard_figures
 from prb_annotate.audit.exclusions import exclusion_history
 from prb_annotate.audit.quality import LEFT_OUT_REASONS, OUTLIER_RULES
 from prb_annotate.campaigns.lifecycle import (
@@ -32,7 +31,7 @@ from prb_annotate.campaigns.lifecycle import (
     set_status,
 )
 from prb_annotate.campaigns.planned_sample import SamplePlanError, plan_for_dataset
-from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress
+from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress, dashboard_figures
 from prb_annotate.forms import PLAN_FIELDS, AddMemberForm, CampaignForm, QualitySettingsForm
 from prb_annotate.models import Campaign, Membership
 

@@ -5,8 +5,8 @@ from django.shortcuts import render
 from django.urls import path
 
 from prb_annotate.access import managed_campaign_or_404
+from prb_annotate.audit.model_answers import ANNOTATOR_MODE, annotator_runs
 from prb_annotate.campaigns.evaluating import accuracy_rows
-from prb_annotate.campaigns.model_annotator import ANNOTATOR_MODE, annotator_runs
 
 
 def campaign_evaluations(request: HttpRequest, campaign_id: int) -> HttpResponse:

@@ -20,13 +20,9 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
 from prb_annotate.access import managed_campaign_or_404
-from prb_annotate.audit import decisions, listing, verdicts
-from prb_annotate.audit.frames import (
-    annotations_frame,
-    campaign_verdicts,
-    items_frame,
-    thresholds_for,
-)
+from prb_annotate.audit import decisions, explain, listing, rule
+from prb_annotate.audit.campaign_audit import campaign_verdicts
+from prb_annotate.audit.frames import annotations_frame, items_frame, thresholds_for
 from prb_annotate.audit.listing import PairFilters
 from prb_annotate.exports.export import audit_exclusions
 from prb_annotate.forms import AdjudicationForm, PairFilterForm
@@ -155,18 +151,18 @@ def annotation_rows(
 
 
 def _checks(
-    campaign: Campaign, item: CampaignItem, verdict: verdicts.PairVerdict, left_out: frozenset[str]
-) -> list[verdicts.Check]:
+    campaign: Campaign, item: CampaignItem, verdict: rule.PairVerdict, left_out: frozenset[str]
+) -> list[explain.Check]:
     items = items_frame(campaign, lengths=False, pair_ids=[item.pair_id])
     frame = annotations_frame(campaign, items, only_items=True)
-    counted = verdicts.counted_annotations(frame, items, left_out)
-    return verdicts.explain_pair(
+    counted = rule.counted_annotations(frame, items, left_out)
+    return explain.explain_pair(
         counted, item.target_annotations(), thresholds_for(campaign), verdict
     )
 
 
 def _neighbours(
-    request: HttpRequest, campaign: Campaign, by_pair: dict[int, verdicts.PairVerdict], pair_id: int
+    request: HttpRequest, campaign: Campaign, by_pair: dict[int, rule.PairVerdict], pair_id: int
 ) -> dict[str, int | None]:
     _, filters = _filters(request, campaign)
     ids = [row.verdict.pair_id for row in listing.select_rows(campaign, by_pair, filters)]
@@ -221,8 +217,8 @@ def _render_pair(
         .order_by("run_id", "question", "chosen_position"),
         "history": history,
         "form": form,
-        "reason_labels": verdicts.ADJUDICATION_REASON_LABELS,
-        "rule_steps": verdicts.RULE_STEPS,
+        "reason_labels": rule.ADJUDICATION_REASON_LABELS,
+        "rule_steps": rule.RULE_STEPS,
         "thresholds": thresholds_for(campaign),
         "query": _list_query(request),
         "neighbours": _neighbours(request, campaign, by_pair, item.pair_id),
@@ -267,7 +263,7 @@ def campaign_adjudication_queue(request: HttpRequest, campaign_id: int) -> HttpR
         "campaign": campaign,
         "queue": queue[:QUEUE_SHOWN],
         "total": len(queue),
-        "reason_labels": verdicts.ADJUDICATION_REASON_LABELS,
+        "reason_labels": rule.ADJUDICATION_REASON_LABELS,
     }
     return render(request, "prb_annotate/adjudication_queue.html", context)
 

@@ -9,7 +9,7 @@ from django.contrib.staticfiles import finders
 from django.core.management.base import BaseCommand, CommandError
 
 from prb_annotate.audit import report as audit_report
-from prb_annotate.audit.frames import campaign_audit
+from prb_annotate.audit.campaign_audit import campaign_audit
 from prb_annotate.models import Campaign
 
 

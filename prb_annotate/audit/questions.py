@@ -1,0 +1,166 @@
+"""The question set, and agreement per question.
+
+The two choices (rubric fit, main difference) are nominal questions and every quality rating
+an ordinal one; each gets Krippendorff's alpha, Gwet's AC1/AC2, Fleiss' kappa and percent
+agreement with unit-level bootstrap intervals (``agreement``), and Cohen's kappa between every
+two annotators.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from prb_annotate.audit import agreement
+from prb_annotate.audit.rule import DIFFERENTIATOR, RUBRIC_FIT, SIDES, Thresholds, quality_column
+
+
+@dataclass(frozen=True)
+class Question:
+    name: str
+    label: str
+    column: str
+    kind: str  # "nominal" or "ordinal"
+    domain: tuple[Any, ...]
+
+
+NOMINAL_QUESTIONS = (
+    Question(
+        "rubric_fit", "Rubric fit (chosen / rejected / tie)", "rubric_fit", "nominal", RUBRIC_FIT
+    ),
+    Question("differentiator", "Main difference", "differentiator", "nominal", DIFFERENTIATOR),
+)
+
+
+def questions(thresholds: Thresholds) -> list[Question]:
+    """The two choices (nominal), then every quality rating (ordinal), in page order."""
+    found = list(NOMINAL_QUESTIONS)
+    for side in SIDES:
+        for criterion in thresholds.quality_criteria:
+            column = quality_column(side, criterion)
+            found.append(
+                Question(
+                    column,
+                    f"{side.capitalize()} answer: {criterion}",
+                    column,
+                    "ordinal",
+                    tuple(thresholds.rating_domain()),
+                )
+            )
+    return found
+
+
+# (key, label, coefficient, options) for each kind of question.
+COEFFICIENTS: dict[str, list[tuple[str, str, agreement.Coefficient, dict[str, Any]]]] = {
+    "nominal": [
+        ("alpha_nominal", "Krippendorff's alpha (nominal)", "alpha", {"level": "nominal"}),
+        ("ac1", "Gwet's AC1", "gwet", {"weights": "identity"}),
+        ("fleiss_kappa", "Fleiss' kappa", "fleiss_kappa", {}),
+        ("percent_agreement", "Percent agreement", "percent_agreement", {}),
+    ],
+    "ordinal": [
+        ("alpha_ordinal", "Krippendorff's alpha (ordinal)", "alpha", {"level": "ordinal"}),
+        ("alpha_interval", "Krippendorff's alpha (interval)", "alpha", {"level": "interval"}),
+        ("ac2_ordinal", "Gwet's AC2 (ordinal weights)", "gwet", {"weights": "ordinal"}),
+        ("fleiss_kappa", "Fleiss' kappa (unweighted)", "fleiss_kappa", {}),
+        ("percent_agreement", "Percent agreement (exact)", "percent_agreement", {}),
+    ],
+}
+# Cohen's kappa between annotators: unweighted for choices, quadratic weights for ratings.
+PAIRWISE_WEIGHTS: dict[str, agreement.WeightKind] = {"nominal": "identity", "ordinal": "quadratic"}
+
+
+def ratings_matrix(
+    rows: pd.DataFrame,
+    question: Question,
+    annotators: pd.Index,
+    units: pd.Index,
+) -> np.ndarray:
+    """Annotators x units: codes into the question's domain (nominal) or the ratings."""
+    matrix = np.full((len(annotators), len(units)), np.nan)
+    if rows.empty:
+        return matrix
+    values = rows[question.column]
+    if question.kind == "nominal":
+        codes = pd.Categorical(values, categories=list(question.domain)).codes.astype(float)
+        codes[codes < 0] = np.nan
+        numbers = codes
+    else:
+        numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+    matrix[annotators.get_indexer(rows["annotator"]), units.get_indexer(rows["pair_id"])] = numbers
+    return matrix
+
+
+def question_domain(question: Question) -> list[float]:
+    if question.kind == "nominal":
+        return [float(code) for code in range(len(question.domain))]
+    return [float(value) for value in question.domain]
+
+
+def agreement_by_question(
+    counted: pd.DataFrame,
+    thresholds: Thresholds,
+    *,
+    resamples: int = agreement.DEFAULT_RESAMPLES,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+) -> list[dict[str, Any]]:
+    """Every coefficient for every question, with unit-level bootstrap intervals.
+
+    Units are the pairs with at least one counted annotation. Every question is bootstrapped
+    over those units with the same seed; a question's coefficients share its resamples.
+    """
+    annotators = pd.Index(sorted(counted["annotator"].unique()))
+    units = pd.Index(sorted(counted["pair_id"].unique()))
+    bootstrap = agreement.Bootstrap(resamples, seed) if resamples else None
+    results = []
+    for question in questions(thresholds):
+        matrix = ratings_matrix(counted, question, annotators, units)
+        domain = question_domain(question)
+        prepared = agreement.AgreementData.from_data(matrix, domain)
+        wanted = COEFFICIENTS[question.kind]
+        found = prepared.estimates(
+            [(coefficient, options) for _, _, coefficient, options in wanted],
+            bootstrap,
+            confidence=confidence,
+        )
+        coefficients = [
+            {"key": key, "label": label, **estimate.as_dict()}
+            for (key, label, _, _), estimate in zip(wanted, found, strict=True)
+        ]
+        pairwise = agreement.pairwise_cohen_kappa(matrix, domain, PAIRWISE_WEIGHTS[question.kind])
+        results.append(
+            {
+                "question": question.name,
+                "label": question.label,
+                "kind": question.kind,
+                "units": int((~np.isnan(matrix)).any(axis=0).sum()),
+                "units_rated_twice": int(((~np.isnan(matrix)).sum(axis=0) >= 2).sum()),
+                "ratings": int((~np.isnan(matrix)).sum()),
+                "coefficients": coefficients,
+                "pairwise_kappa": _pairwise_rows(pairwise, annotators),
+                "pairwise_weights": PAIRWISE_WEIGHTS[question.kind],
+            }
+        )
+    return results
+
+
+def _pairwise_rows(pairwise: agreement.PairwiseKappa, annotators: pd.Index) -> list[dict]:
+    rows = []
+    for a, b in zip(*np.triu_indices(len(annotators), k=1), strict=True):
+        if pairwise.common_units[a, b] == 0:
+            continue
+        kappa = pairwise.kappa[a, b]
+        rows.append(
+            {
+                "a": annotators[a],
+                "b": annotators[b],
+                "kappa": float(kappa) if math.isfinite(kappa) else None,
+                "common_units": int(pairwise.common_units[a, b]),
+            }
+        )
+    return rows
