@@ -19,16 +19,11 @@ from prb_annotate.audit.frames import IdIn
 from prb_annotate.campaigns.lifecycle import create_campaign
 from prb_annotate.datasets.importing import import_path
 from prb_annotate.datasets.records import pair_to_record
-from prb_annotate.exports.export import (
-    PSEUDONYM_RULE,
-    ExportError,
-    ParquetRecordsFile,
-    analyze_if_never_analyzed,
-    config_names,
-    export_split,
-    pseudonym,
-)
-from prb_annotate.exports.slices import chunk_columns, validation_object
+from prb_annotate.exports.data_files import ParquetRecordsFile
+from prb_annotate.exports.export import analyze_if_never_analyzed, export_split
+from prb_annotate.exports.layout import config_names
+from prb_annotate.exports.pseudonyms import PSEUDONYM_RULE, pseudonym
+from prb_annotate.exports.slices import ExportError, chunk_columns, validation_object
 from prb_annotate.models import Annotation, Campaign, CampaignItem, Dataset, Pair
 from tests.export_support import (
     ART_IDS,

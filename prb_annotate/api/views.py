@@ -56,7 +56,8 @@ from prb_annotate.campaigns.lifecycle import (
 from prb_annotate.campaigns.planned_sample import SamplePlanError
 from prb_annotate.campaigns.progress import campaign_progress, dashboard_figures
 from prb_annotate.datasets.importing import ImportFailed, import_upload
-from prb_annotate.exports.export import ExportWriteError, export_zip
+from prb_annotate.exports.archive import export_zip
+from prb_annotate.exports.export import ExportWriteError
 from prb_annotate.exports.slices import ExportError
 from prb_annotate.models import Adjudication, Campaign, CampaignItem, Dataset, Membership, Pair
 

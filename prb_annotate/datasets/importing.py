@@ -44,7 +44,7 @@ MAX_LISTED_PROBLEMS = 20
 # wrong on every line does not fill memory.
 MAX_KEPT_PROBLEMS = 1000
 # Metadata files of a Hugging Face snapshot that are not records.
-# An export folder (exports/export.py) names its record files in this manifest.
+# An export folder (exports/manifest.py) names its record files in this manifest.
 EXPORT_MANIFEST = "manifest.json"
 EXPORT_FORMAT = "prb-annotate export"
 SNAPSHOT_METADATA = {"dataset_infos.json", "dataset_info.json", "dataset_dict.json", "state.json"}

@@ -7,7 +7,8 @@ from django.shortcuts import render
 from django.urls import path
 
 from prb_annotate.access import managed_campaign_or_404
-from prb_annotate.exports.export import ExportWriteError, export_zip
+from prb_annotate.exports.archive import export_zip
+from prb_annotate.exports.export import ExportWriteError
 from prb_annotate.exports.slices import ExportError
 
 

@@ -7,6 +7,7 @@ The list's query string (filters and sort) travels to the pair page, whose previ
 links walk the same list.
 """
 
+from collections.abc import Collection
 from typing import Any, cast
 
 from django.contrib import messages
@@ -22,9 +23,9 @@ from django.views.decorators.http import require_POST
 from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.audit import decisions, explain, listing, rule
 from prb_annotate.audit.campaign_audit import campaign_verdicts
+from prb_annotate.audit.exclusions import left_out_annotators
 from prb_annotate.audit.frames import annotations_frame, items_frame, thresholds_for
 from prb_annotate.audit.listing import PairFilters
-from prb_annotate.exports.export import audit_exclusions
 from prb_annotate.forms import AdjudicationForm, PairFilterForm
 from prb_annotate.models import (
     Annotation,
@@ -119,7 +120,7 @@ def _gold_matches(item: CampaignItem, annotation: Annotation) -> bool | None:
 
 
 def annotation_rows(
-    item: CampaignItem, criteria: list[str], left_out: frozenset[str]
+    item: CampaignItem, criteria: list[str], left_out: Collection[str]
 ) -> list[dict[str, Any]]:
     """Each annotator's current answer, with earlier revisions, by annotator name."""
     assignments = (
@@ -151,7 +152,7 @@ def annotation_rows(
 
 
 def _checks(
-    campaign: Campaign, item: CampaignItem, verdict: rule.PairVerdict, left_out: frozenset[str]
+    campaign: Campaign, item: CampaignItem, verdict: rule.PairVerdict, left_out: Collection[str]
 ) -> list[explain.Check]:
     items = items_frame(campaign, lengths=False, pair_ids=[item.pair_id])
     frame = annotations_frame(campaign, items, only_items=True)
@@ -197,7 +198,7 @@ def _render_pair(
     criteria = list(campaign.quality_criteria)
     by_pair = campaign_verdicts(campaign)
     verdict = by_pair.get(item.pair_id)
-    left_out = audit_exclusions(campaign)
+    left_out = left_out_annotators(campaign)
     history = decisions.history(item)
     context = {
         "campaign": campaign,

@@ -6,8 +6,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from prb_annotate.exports.export import FORMATS, SUBSETS, ExportError, export_split
+from prb_annotate.exports.export import FORMATS, SUBSETS, export_split
 from prb_annotate.exports.processes import default_workers
+from prb_annotate.exports.slices import ExportError
 from prb_annotate.models import Campaign
 
 
