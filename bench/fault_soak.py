@@ -4,10 +4,10 @@
     python bench/fault_soak.py --databases sqlite --minutes 1
     python bench/fault_soak.py --kill-every 1.5 --outage-every 20
 
-The long version of ``tests/test_faults_load.py``. Each database gets a fresh campaign (k = 3)
-and a gunicorn of 2 workers (sync on SQLite, 4 threads each on PostgreSQL; ``--preload``, as
-recommended for production, so that a killed worker is replaced by a fork at once), and API and page
-annotators (``bench/faults.py``) work through it while:
+The long version of ``tests/faults/test_faults_load.py``. Each database gets a fresh campaign
+(k = 3) and a gunicorn of 2 workers (sync on SQLite, 4 threads each on PostgreSQL; ``--preload``,
+as recommended for production, so that a killed worker is replaced by a fork at once), and API
+and page annotators (``bench/faults.py``) work through it while:
 
 - a gunicorn worker is killed with SIGKILL every ``--kill-every`` seconds;
 - every ``--outage-every`` seconds the database goes away for ``--outage-s`` seconds:

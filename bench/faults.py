@@ -1,4 +1,4 @@
-"""Faults under load: what ``bench/fault_soak.py`` and the fault tests (``tests/test_faults_*``)
+"""Faults under load: what ``bench/fault_soak.py`` and the fault tests (``tests/faults/``)
 share.
 
 - ``ThrowawayPostgres``: a PostgreSQL cluster of our own (initdb in a temporary folder, its own

@@ -1,4 +1,5 @@
-"""Shared test set-up: named users created once per test, and small real datasets.
+"""Shared test set-up: named users created once per test, small real datasets, and a campaign
+scored by a tiny reward model (used by the campaign and the export tests).
 
 Every test runs against the real database chosen by ``DATABASE_URL`` (SQLite by default,
 PostgreSQL in CI's second pass).
@@ -6,12 +7,14 @@ PostgreSQL in CI's second pass).
 
 import hashlib
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from prb_annotate.models import Dataset, Pair
+from prb_annotate.models import Campaign, Dataset, Pair
+from tests.support.audit import add_item, annotate_all, annotators, make_campaign
 
 PASSWORD = "correct-horse-battery"
 
@@ -87,3 +90,41 @@ def dataset(db: None) -> Dataset:
     dataset = Dataset.objects.create(name="demo", source="tests")
     make_pairs(dataset, 12)
     return dataset
+
+
+VALID = {"fit": "chosen", "differentiator": "preference"}
+QUALITY_GAP = {"fit": "chosen", "differentiator": "quality", "rejected": 2}
+
+
+@pytest.fixture(scope="module")
+def feature_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The feature reward model of ``tests/support/tiny.py`` (``tests/evaluation/`` has its own,
+    saved once per session)."""
+    # Imported here: torch and transformers load only where a model is scored.
+    from tests.support import tiny
+
+    tokenizer = tiny.make_tokenizer(pad_is_eos=True, template=tiny.EOS_TEMPLATE)
+    folder = tmp_path_factory.mktemp("models") / "feature-rm"
+    return tiny.save(tiny.feature_reward_model(tokenizer), tokenizer, folder)
+
+
+@pytest.fixture
+def scored_campaign(dataset: Dataset) -> Campaign:
+    """Six pairs: p0000-p0003 validated, p0004-p0005 excluded (a quality gap).
+
+    The model prefers answers full of marker words: it is right on p0000-p0002 and p0004,
+    wrong on p0003 and p0005.
+    """
+    from tests.support import tiny
+
+    marker, plain = " ".join(tiny.MARKERS[:6]), " ".join(tiny.PLAIN[:6])
+    campaign = make_campaign(dataset)
+    raters = annotators(3)
+    for index, pair in enumerate(dataset.pairs.order_by("external_id")[:6]):
+        model_is_right = index in (0, 1, 2, 4)
+        pair.question = " ".join(tiny.PLAIN[10:14])
+        pair.chosen, pair.rejected = (marker, plain) if model_is_right else (plain, marker)
+        pair.save()
+        answers = VALID if index < 4 else QUALITY_GAP
+        annotate_all(add_item(campaign, pair), raters, [answers] * 3)
+    return campaign

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.evaluation import tiny
+from tests.support import tiny
 
 
 @pytest.fixture(scope="session", autouse=True)

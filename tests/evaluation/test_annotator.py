@@ -16,7 +16,7 @@ from evaluation.config import ScoreConfig
 from evaluation.errors import EvaluationError
 from evaluation.models import load_judge
 from evaluation.records import to_pair_record
-from tests.evaluation import tiny
+from tests.support import tiny
 
 RECORDS = [to_pair_record(raw, index=i) for i, raw in enumerate(tiny.records(4))]
 

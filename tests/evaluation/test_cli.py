@@ -6,7 +6,7 @@ import json
 import pytest
 
 from evaluation.cli import main
-from tests.evaluation import tiny
+from tests.support import tiny
 
 RECORDS = tiny.records(12)
 

@@ -10,7 +10,7 @@ import pytest
 
 from evaluation.cli import main
 from evaluation.distributed import Shard
-from tests.evaluation import tiny
+from tests.support import tiny
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ from evaluation.inputs import (
 )
 from evaluation.models import load_tokenizer
 from evaluation.records import PairRecord, ProfilePost, to_pair_record
-from tests.evaluation import tiny
+from tests.support import tiny
 
 RECORD = PairRecord(
     id="1",

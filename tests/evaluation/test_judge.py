@@ -7,7 +7,7 @@ from evaluation.config import ScoreConfig
 from evaluation.judge import chosen_positions, parse_verdict
 from evaluation.models import load_judge
 from evaluation.scoring import score_records
-from tests.evaluation import tiny
+from tests.support import tiny
 
 RECORDS = tiny.records(16)
 

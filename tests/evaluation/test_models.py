@@ -9,7 +9,7 @@ import pytest
 from huggingface_hub import constants
 
 from evaluation.cli import main
-from tests.evaluation import tiny
+from tests.support import tiny
 
 SNAPSHOT = "0123456789abcdef0123456789abcdef01234567"
 

@@ -9,7 +9,7 @@ import pytest
 
 from evaluation.errors import EvaluationError
 from evaluation.records import PairRecord, ProfilePost, load_records, to_pair_record
-from tests.evaluation import tiny
+from tests.support import tiny
 
 RECORDS = tiny.records(5)
 

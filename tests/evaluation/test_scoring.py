@@ -14,7 +14,7 @@ from evaluation.inputs import Mode, user_turn
 from evaluation.models import load_reward_model
 from evaluation.records import to_pair_record
 from evaluation.scoring import score_records
-from tests.evaluation import tiny
+from tests.support import tiny
 
 RECORDS = tiny.records(24)
 # Both input modes, and in profile mode both scoring paths (whole sequences, shared prompt).

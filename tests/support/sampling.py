@@ -1,0 +1,43 @@
+"""A dataset of two categories for planned-sample tests, and a pilot that answers its items."""
+
+import hashlib
+
+from django.contrib.auth.models import User
+
+from prb_annotate.audit.sampling import PlanTargets
+from prb_annotate.models import Campaign, Dataset, Pair
+from tests.support.audit import annotate
+
+SIZES = {"fitness": 200, "cooking": 100}
+# 1.96^2 * 0.09 / 0.15^2 = 15.4 pairs; with the FPC 14.3 of 200 and 13.4 of 100: 15 and 14.
+TARGETS = PlanTargets(category_half_width=0.15, expected_share=0.9, price_per_annotation=0.25)
+
+
+def planned_dataset(name: str = "prb") -> Dataset:
+    dataset = Dataset.objects.create(name=name, source="tests")
+    for category, count in SIZES.items():
+        Pair.objects.bulk_create(
+            Pair(
+                dataset=dataset,
+                external_id=f"{category}-{index:03d}",
+                category=category,
+                question=f"Question {index}",
+                chosen="short",
+                rejected="long",
+                content_hash=hashlib.sha256(f"{category}{index}".encode()).hexdigest(),
+            )
+            for index in range(count)
+        )
+    return dataset
+
+
+def pilot(campaign: Campaign, validated_per_category: dict[str, int]) -> None:
+    """One annotation per item (k = 1): the first n items of each category validated, the
+    rest excluded (the annotator prefers the rejected answer)."""
+    user = User.objects.create_user(f"pilot-{campaign.pk}")
+    seen: dict[str, int] = {}
+    for item in campaign.items.select_related("pair").order_by("pair__external_id"):
+        category = item.pair.category
+        seen[category] = seen.get(category, 0) + 1
+        validated = seen[category] <= validated_per_category[category]
+        annotate(item, user, fit="chosen" if validated else "rejected")
