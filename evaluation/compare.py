@@ -34,7 +34,9 @@ from typing import Any, Literal
 from evaluation.significance import (
     RESAMPLES,
     Code,
+    Codes,
     accuracy_of,
+    as_codes,
     holm_adjust,
     mcnemar_of,
     paired_bootstrap_difference,
@@ -302,9 +304,10 @@ def subset_board(
     outcomes: Mapping[str, Mapping[str, str]],
     settings: Settings,
 ) -> SubsetBoard:
-    if not members:
-        return SubsetBoard(board_key(name, kind), name, kind, 0, None, (), "no pair in this subset")
-    column = {model: [codes[model][pid] for pid in members] for model in models}
+    if not members or not models:
+        reason = "no pair in this subset" if not members else "no run to rank"
+        return SubsetBoard(board_key(name, kind), name, kind, len(members), None, (), reason)
+    column = {model: as_codes([codes[model][pid] for pid in members]) for model in models}
     accuracy = {model: accuracy_of(column[model]) for model in models}
     order = sorted(models, key=lambda m: (accuracy[m] is None, -(accuracy[m] or 0.0), m))
     best = order[0]
@@ -349,7 +352,7 @@ def competition_rank(order: list[str], accuracy: Mapping[str, float | None], ind
 
 
 def versus_best(
-    model: list[Code], best: list[Code], p_holm: float, settings: Settings, seed: int
+    model: Codes, best: Codes, p_holm: float, settings: Settings, seed: int
 ) -> VersusBest:
     """``model`` against the best of the subset, on the same pairs."""
     test = mcnemar_of(best, model)

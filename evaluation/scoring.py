@@ -119,8 +119,10 @@ def score_alone(loaded: LoadedModel, pair: PairRecord, config: ScoreConfig) -> A
         [judged], _ = judge_pairs(loaded, [pair], config)
         return judged.chosen_score, judged.rejected_score, judged.outcome
     max_length, _ = config.length_limit(loaded.max_length)
+    # A pair without posts reads the same in both modes; profile mode alone would refuse it.
+    mode = config.mode if pair.profile else "question"
     [tokens] = tokenize_pairs(
-        loaded.tokenizer, [pair], config.mode, top_k=config.top_k, max_length=max_length
+        loaded.tokenizer, [pair], mode, top_k=config.top_k, max_length=max_length
     )
     side = str(config.padding_side or getattr(loaded.tokenizer, "padding_side", "right"))
     chosen, rejected = (

@@ -25,7 +25,30 @@ import numpy as np
 from scipy import stats
 
 Code = int | None
+# A model's codes on a run of pairs: a sequence of 1 / 0 / None, or an array from as_codes.
+Codes = Sequence[Code] | np.ndarray
 RESAMPLES = 2000
+LEFT_OUT = -1
+
+
+def as_codes(codes: Codes) -> np.ndarray:
+    """Codes as a small integer array, ``-1`` for a pair left out (arrays pass through)."""
+    if isinstance(codes, np.ndarray):
+        return codes
+    return np.array([LEFT_OUT if code is None else code for code in codes], dtype=np.int8)
+
+
+def discordant_counts(first: Codes, second: Codes) -> tuple[int, int, int]:
+    """Pairs only the first got right, only the second got right, and both decided."""
+    a, b = as_codes(first), as_codes(second)
+    if a.shape != b.shape:
+        raise ValueError("both models need one code per pair")
+    both = (a != LEFT_OUT) & (b != LEFT_OUT)
+    return (
+        int(np.sum(both & (a == 1) & (b == 0))),
+        int(np.sum(both & (a == 0) & (b == 1))),
+        int(np.sum(both)),
+    )
 
 
 def z_value(confidence: float) -> float:
@@ -87,13 +110,10 @@ def exact_mcnemar(first_only: int, second_only: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def mcnemar_of(first: Sequence[Code], second: Sequence[Code]) -> McNemar:
+def mcnemar_of(first: Codes, second: Codes) -> McNemar:
     """The exact McNemar test of two models' codes on the same pairs; a pair either model left
     out (``None``) does not enter."""
-    if len(first) != len(second):
-        raise ValueError("both models need one code per pair")
-    first_only = sum(1 for a, b in zip(first, second, strict=True) if a == 1 and b == 0)
-    second_only = sum(1 for a, b in zip(first, second, strict=True) if a == 0 and b == 1)
+    first_only, second_only, _ = discordant_counts(first, second)
     return McNemar(first_only, second_only, exact_mcnemar(first_only, second_only))
 
 
@@ -120,10 +140,11 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
-def accuracy_of(codes: Sequence[Code]) -> float | None:
+def accuracy_of(codes: Codes) -> float | None:
     """Share of right answers among the pairs not left out; ``None`` when there is none."""
-    decided = [code for code in codes if code is not None]
-    return sum(decided) / len(decided) if decided else None
+    array = as_codes(codes)
+    decided = int(np.sum(array != LEFT_OUT))
+    return int(np.sum(array == 1)) / decided if decided else None
 
 
 @dataclass(frozen=True)
@@ -137,8 +158,8 @@ class PairedDifference:
 
 
 def paired_bootstrap_difference(
-    first: Sequence[Code],
-    second: Sequence[Code],
+    first: Codes,
+    second: Codes,
     *,
     resamples: int = RESAMPLES,
     confidence: float = 0.95,
@@ -156,14 +177,9 @@ def paired_bootstrap_difference(
     >>> paired_bootstrap_difference([1, 1, 0, 1, None], [1, 0, 0, 0, 1], resamples=0)
     PairedDifference(difference=0.5, ci_low=None, ci_high=None, pairs=4)
     """
-    if len(first) != len(second):
-        raise ValueError("both models need one code per pair")
-    both = [(a, b) for a, b in zip(first, second, strict=True) if a is not None and b is not None]
-    if not both:
+    first_only, second_only, n = discordant_counts(first, second)
+    if not n:
         return PairedDifference(None, None, None, 0)
-    first_only = sum(1 for a, b in both if a == 1 and b == 0)
-    second_only = sum(1 for a, b in both if a == 0 and b == 1)
-    n = len(both)
     point = (first_only - second_only) / n
     if resamples <= 0:
         return PairedDifference(point, None, None, n)
