@@ -176,7 +176,7 @@ def baseline_card(config: ScoreConfig, reward: Callable[..., float]) -> dict[str
         "model": config.model,
         "kind": "built-in baseline",
         "model_files": None,
-        "model_files_reason": "a built-in baseline has no files; the hash of its code identifies it",
+        "model_files_reason": "a built-in baseline has no files: the hash of its code names it",
         "code_sha256": sha256_text(inspect.getsource(reward)),
         "seed": config.seed,
         **input_settings(config, None, "none: a baseline reads text, not tokens"),

@@ -179,7 +179,7 @@ def test_it_renders_text_csv_and_latex_from_the_same_board():
 def records(ids: list[str], verdicts: dict[str, str] | None = None) -> list[dict]:
     rows = []
     for number, pair_id in enumerate(ids):
-        row = {
+        row: dict[str, object] = {
             "id": pair_id,
             "question": "Which tent for rain in the mountains?",
             "profile": [{"text": "I camp in the mountains when it rains."}],

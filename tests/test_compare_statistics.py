@@ -122,9 +122,9 @@ def test_it_gives_no_difference_without_a_pair_both_decided():
 
 @pytest.mark.parametrize(("successes", "n"), [(81, 263), (0, 10), (10, 10), (3, 7), (500, 1000)])
 def test_it_agrees_with_statsmodels_wilson_interval(successes, n):
-    low, high = wilson_interval(successes, n)
+    interval = wilson_interval(successes, n)
     reference = proportion_confint(successes, n, alpha=0.05, method="wilson")
-    assert (low, high) == pytest.approx(reference, abs=1e-9)
+    assert interval == pytest.approx(reference, abs=1e-9)
     assert wilson_interval(0, 0) is None
 
 
