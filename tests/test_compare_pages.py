@@ -21,8 +21,7 @@ QUALITY_GAP = {"fit": "chosen", "differentiator": "quality", "rejected": 2}
 BASELINES = ("builtin:length", "builtin:profile-overlap", "builtin:random")
 
 
-@pytest.fixture
-def campaign(dataset) -> Campaign:
+def leaderboard_campaign(dataset) -> Campaign:
     """Twelve pairs: p0000-p0007 validated, p0008-p0011 excluded (a quality gap).
 
     Chosen answers echo the question's words (plan, week) and are shorter than the rejected
@@ -40,6 +39,11 @@ def campaign(dataset) -> Campaign:
     for model in BASELINES:
         evaluate_campaign(campaign, model=model, subset="all", resamples=0, self_check=4)
     return campaign
+
+
+@pytest.fixture
+def campaign(dataset) -> Campaign:
+    return leaderboard_campaign(dataset)
 
 
 def page(client, campaign: Campaign, **query) -> str:
