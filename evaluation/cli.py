@@ -1,4 +1,4 @@
-"""Command line: ``python -m evaluation score ...`` and ``python -m evaluation correlate ...``.
+"""Command line: ``python -m evaluation score|correlate|compare ...``.
 
 Score a split with a reward model (or a judge), writing ``OUT/scores.jsonl`` and
 ``OUT/summary.json`` and printing a table::
@@ -6,11 +6,16 @@ Score a split with a reward model (or a judge), writing ``OUT/scores.jsonl`` and
     python -m evaluation score --data split.jsonl --model DIR_OR_ID --mode profile --out runs/a
     torchrun --nproc_per_node 4 -m evaluation score --data DIR --model ID --out runs/rm1
 
+Compare runs on the same pairs, with paired tests (``evaluation/compare_cli.py``)::
+
+    python -m evaluation compare runs/rm-a runs/rm-b runs/length
+
 Correlate benchmark accuracy per reward model with users' downstream results (BoN, PPO)::
 
     python -m evaluation correlate --bench runs/*/summary.json --downstream downstream.csv
 
-``--model builtin:length`` scores with the length baseline (``evaluation/baselines.py``);
+``--model builtin:length`` (or ``builtin:profile-overlap``, ``builtin:random``) scores with a
+baseline that needs no weights (``evaluation/baselines.py``);
 ``python -m evaluation make-tiny-model DIR`` writes a random-weight model for plumbing checks.
 
 Exit status: 0 on success, 2 on bad input or setup (one line says what and where; under
@@ -27,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation import distributed
+from evaluation.compare_cli import add_compare_command
 from evaluation.config import PAPER_MAX_LENGTH, ScoreConfig
 from evaluation.errors import EvaluationError
 from evaluation.inputs import MODES
@@ -93,6 +99,17 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--seed", type=int, default=0)
     score.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
     score.add_argument("--confidence", type=float, default=0.95)
+    score.add_argument(
+        "--self-check",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also score N pairs one at a time and compare with the batched scores; a "
+        "decision that flips fails the run",
+    )
+    score.add_argument(
+        "--allow-flips", action="store_true", help="keep a run whose self-check found flips"
+    )
     score.add_argument("--no-progress", action="store_true")
     score.set_defaults(run=run_score)
 
@@ -135,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     correlate.add_argument("--seed", type=int, default=0)
     correlate.add_argument("--out", type=Path, help="also write the results as JSON here")
     correlate.set_defaults(run=run_correlate)
+    add_compare_command(commands)
 
     tiny = commands.add_parser(
         "make-tiny-model",
@@ -212,6 +230,8 @@ def config_from_args(args: argparse.Namespace, *, progress: bool) -> ScoreConfig
         progress=progress,
         name=args.name,
         paper_settings=args.paper_settings,
+        self_check=args.self_check,
+        allow_flips=args.allow_flips,
     )
 
 

@@ -58,6 +58,9 @@ class ScoreConfig:
         paper_settings: the paper's protocol where it differs from the defaults: question mode,
             a length limit of 8,192 tokens, exact ties (see docs/evaluation.md). Options that
             contradict it are an error.
+        self_check: score this many pairs (drawn from ``seed``) one at a time as well, and
+            compare with the batched scores (:mod:`evaluation.self_check`); 0: no check.
+        allow_flips: keep a run whose self-check found decisions that flip.
     """
 
     model: str
@@ -83,8 +86,12 @@ class ScoreConfig:
     progress: bool = False
     name: str | None = None
     paper_settings: bool = False
+    self_check: int = 0
+    allow_flips: bool = False
 
     def __post_init__(self) -> None:
+        if self.self_check < 0:
+            raise EvaluationError(f"--self-check takes a number of pairs, not {self.self_check}")
         if not self.paper_settings:
             return
         conflicts = [

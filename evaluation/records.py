@@ -8,6 +8,8 @@ layout, one sub-folder per config holding one file per split::
     DIR/<config>/<split>-00000-of-00001.parquet (the Hub's layout)
 
 Files at the top of such a folder (manifest, annotations) are not records and are skipped.
+A folder written by the exporter is read through its ``manifest.json``: only the record files
+it lists, so a Parquet export extracted over a JSONL one reads once, not twice.
 
 Two record shapes are read: the official schema (``id, question, profile, rubric_aspects,
 narrative, category, chosen, rejected``) and the plain preference shape (``prompt`` or
@@ -33,6 +35,9 @@ from evaluation.errors import EvaluationError
 PRIVATE_FIELDS = frozenset({"rubric_aspects", "narrative"})
 MODEL_FIELDS = frozenset({"id", "question", "prompt", "profile", "category", "chosen", "rejected"})
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+# What the exporter writes in its manifest.json (prb_annotate/exports/export.py).
+EXPORT_MANIFEST = "manifest.json"
+EXPORT_FORMAT = "prb-annotate export"
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,11 @@ def read_raw_records(
 
 
 def folder_files(root: Path, split: str | None) -> list[tuple[str, str, Path]]:
-    """``(config, split, file)`` for each data file one level down, sorted for a stable order."""
+    """``(config, split, file)`` for each data file one level down, sorted for a stable order;
+    for an export folder, the files its manifest lists."""
+    listed = manifest_files(root)
+    if listed is not None:
+        return [item for item in listed if split is None or item[1] == split]
     found = []
     for config_dir in sorted(
         p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")
@@ -115,6 +124,39 @@ def folder_files(root: Path, split: str | None) -> list[tuple[str, str, Path]]:
             split_name = file.name.split(".")[0].split("-")[0]
             if split is None or split_name == split:
                 found.append((config_dir.name, split_name, file))
+    return found
+
+
+def manifest_files(root: Path) -> list[tuple[str, str, Path]] | None:
+    """``(config, split, file)`` for each record file of an export's manifest, in its order;
+    ``None`` when ``root`` holds no manifest written by the exporter. A listed file that is
+    missing is an error naming it: the export is incomplete."""
+    path = root / EXPORT_MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(manifest, dict) or manifest.get("format") != EXPORT_FORMAT:
+        return None
+    configs = manifest.get("configs")
+    if not isinstance(configs, list):
+        raise EvaluationError(f"{path}: field 'configs' must be a list of record files")
+    found = []
+    for number, config in enumerate(configs):
+        if not isinstance(config, dict) or not isinstance(config.get("path"), str):
+            raise EvaluationError(f"{path}: configs[{number}] needs a 'path'")
+        file = root / config["path"]
+        if not file.resolve().is_relative_to(root.resolve()):
+            raise EvaluationError(f"{path}: configs[{number}] points outside the folder")
+        if not file.is_file():
+            raise EvaluationError(
+                f"{path}: configs[{number}] lists {config['path']}, which is not in the folder"
+            )
+        name = str(config.get("config_name") or Path(config["path"]).parent.name)
+        split_name = str(config.get("split") or file.name.split(".")[0].split("-")[0])
+        found.append((name, split_name, file))
     return found
 
 

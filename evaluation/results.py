@@ -3,16 +3,18 @@
 Files written to ``OUT/``:
 
 - ``scores.jsonl``: one object per pair, in input order (see :meth:`PairScore.as_dict`);
-- ``summary.json``: settings, run figures, how inputs were fitted to the length limit, and
-  accuracy overall / per category / per group (ties left out, and ties as wrong, each with its
-  interval).
+- ``summary.json``: settings, the run card (what the scores depend on, see
+  :mod:`evaluation.run_card`), the self-check when one was asked for, run figures, how inputs
+  were fitted to the length limit, and accuracy overall / per category / per group (ties left
+  out, and ties as wrong, each with its interval).
 """
 
 import json
 import os
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -49,6 +51,8 @@ class PairScore:
     rejected_tokens: int = 0
     profile_posts: int = 0
     verdicts: tuple[JudgeVerdict, ...] = ()
+    # The pair's value of the label the run groups by (``validated``, say), for ``compare``.
+    group: str | None = None
 
     @property
     def margin(self) -> float | None:
@@ -68,6 +72,8 @@ class PairScore:
             "rejected_tokens": self.rejected_tokens,
             "profile_posts": self.profile_posts,
         }
+        if self.group is not None:
+            row["group"] = self.group
         if self.verdicts:
             row["verdicts"] = [asdict(verdict) for verdict in self.verdicts]
         return row
@@ -135,17 +141,28 @@ class ScoreResult:
     positions: PositionStats | None = None
     environment: dict[str, Any] = field(default_factory=dict)
     fit: InputFit | None = None
+    card: dict[str, Any] = field(default_factory=dict)
+    self_check: dict[str, Any] | None = None
 
     def summary_dict(self) -> dict[str, Any]:
         """The content of ``summary.json``."""
         return {
             "settings": self.settings,
+            "card": self.card,
+            "self_check": self.self_check,
             "environment": self.environment,
             "run": self.stats.as_dict(),
             "inputs": self.fit.as_dict() if self.fit else None,
             "accuracy": self.summary.as_dict(),
             "positions": self.positions.as_dict() if self.positions else None,
         }
+
+
+def with_groups(scores: Sequence[PairScore], groups: Sequence[str] | None) -> list[PairScore]:
+    """``scores`` with each pair's group (the value of the label the run groups by)."""
+    if groups is None:
+        return list(scores)
+    return [replace(score, group=group) for score, group in zip(scores, groups, strict=True)]
 
 
 def write_outputs(result: ScoreResult, out_dir: str | Path) -> tuple[Path, Path]:
@@ -238,6 +255,12 @@ def format_table(result: ScoreResult) -> str:
         + (f" ({speed:.2f} pairs/s, {run['tokens_per_second']:.0f} tokens/s" if speed else " (")
         + f", padding {100 * run['padding_share']:.1f}%)"
     )
+    if result.self_check is not None:
+        lines.append(self_check_line(result.self_check))
+    if result.card:
+        from evaluation.run_card import card_line
+
+        lines.append(card_line(result.card))
     if result.positions is not None:
         positions = result.positions
         lines.append(
@@ -246,6 +269,16 @@ def format_table(result: ScoreResult) -> str:
             f"over {positions.pairs_in_both_orders} pairs judged in both orders"
         )
     return "\n".join(lines)
+
+
+def self_check_line(check: dict[str, Any]) -> str:
+    flips = "no decision flips" if not check["flips"] else f"{check['flips']} decision flip(s)"
+    if check["flips"] and check["allow_flips"]:
+        flips += " (kept with --allow-flips)"
+    return (
+        f"self-check: {check['pairs']} pairs scored one at a time ({check['method']}): "
+        f"max |score alone - batched| {check['max_abs_delta']:.3g}, {flips}"
+    )
 
 
 def _fit_lines(fit: InputFit, pairs: int) -> list[str]:

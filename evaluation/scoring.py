@@ -22,13 +22,15 @@ from evaluation import distributed
 from evaluation.baselines import is_builtin, score_builtin
 from evaluation.config import ScoreConfig
 from evaluation.errors import EvaluationError
-from evaluation.forward import reward_from_logits, score_sequences
+from evaluation.forward import forward_rewards, reward_from_logits, score_sequences
 from evaluation.inputs import TokenizedPair, check_mode, require_chat_template, tokenize_pairs
 from evaluation.metrics import accuracy_summary, outcome_of, position_stats
 from evaluation.models import LoadedModel, load_judge, load_reward_model
 from evaluation.prefix import score_shared_prefix, supports_prefix_reuse
 from evaluation.records import PairRecord, as_pair_records
-from evaluation.results import InputFit, PairScore, RunStats, ScoreResult
+from evaluation.results import InputFit, PairScore, RunStats, ScoreResult, with_groups
+from evaluation.run_card import model_card
+from evaluation.self_check import Alone, SelfCheck, enforce, run_self_check
 
 AUTO_GROUP = "validation.verdict"
 
@@ -77,7 +79,57 @@ def score_records(
     scores = distributed.gather_in_order(local_scores, shard, len(pairs))
     if shard.world_size > 1:
         stats = _sum_stats(stats, shard)
-    return summarize(pairs, scores, stats, config, loaded)
+    result = summarize(pairs, scores, stats, config, loaded)
+    if config.self_check:
+        check = self_check(loaded, pairs, scores, config)
+        result.self_check = check.as_dict()
+        enforce(check)
+    if shard.is_main:  # the card hashes the model's files: once is enough
+        result.card = model_card(loaded, config, world_size=shard.world_size)
+    return result
+
+
+def self_check(
+    loaded: LoadedModel,
+    pairs: Sequence[PairRecord],
+    scores: Sequence[PairScore],
+    config: ScoreConfig,
+) -> SelfCheck:
+    """The batched scores against those of each sampled pair scored on its own."""
+    if config.judge:
+        method = "a judge: each pair alone"
+    else:
+        method = "each answer alone: a batch of one, no padding, no shared prompt"
+    return run_self_check(
+        pairs,
+        scores,
+        lambda pair: score_alone(loaded, pair, config),
+        wanted=config.self_check,
+        seed=config.seed,
+        allow_flips=config.allow_flips,
+        method=method,
+    )
+
+
+def score_alone(loaded: LoadedModel, pair: PairRecord, config: ScoreConfig) -> Alone:
+    """One pair's scores and outcome, with nothing else in its batch."""
+    if config.judge:
+        from evaluation.judge import judge_pairs
+
+        [judged], _ = judge_pairs(loaded, [pair], config)
+        return judged.chosen_score, judged.rejected_score, judged.outcome
+    max_length, _ = config.length_limit(loaded.max_length)
+    # A pair without posts reads the same in both modes; profile mode alone would refuse it.
+    mode = config.mode if pair.profile else "question"
+    [tokens] = tokenize_pairs(
+        loaded.tokenizer, [pair], mode, top_k=config.top_k, max_length=max_length
+    )
+    side = str(config.padding_side or getattr(loaded.tokenizer, "padding_side", "right"))
+    chosen, rejected = (
+        float(forward_rewards(loaded, [ids], side=side, label_index=config.label_index)[0])
+        for ids in (tokens.chosen, tokens.rejected)
+    )
+    return chosen, rejected, outcome_of(chosen, rejected, config.tie_tolerance)
 
 
 def score_local(
@@ -115,10 +167,11 @@ def summarize(
     if group_by is None and any(AUTO_GROUP in pair.labels for pair in pairs):
         group_by = AUTO_GROUP
     outcomes = [score.outcome for score in scores]
+    groups = [pair.labels.get(group_by, "(none)") for pair in pairs] if group_by else None
     summary = accuracy_summary(
         outcomes,
         categories=[pair.category for pair in pairs],
-        groups=[pair.labels.get(group_by, "(none)") for pair in pairs] if group_by else None,
+        groups=groups,
         group_by=group_by,
         resamples=config.resamples,
         confidence=config.confidence,
@@ -131,7 +184,7 @@ def summarize(
             [[(verdict.named, verdict.picked) for verdict in score.verdicts] for score in scores]
         )
     return ScoreResult(
-        pairs=list(scores),
+        pairs=with_groups(scores, groups),
         summary=summary,
         settings=config.as_dict(),
         stats=stats,

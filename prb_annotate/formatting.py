@@ -6,3 +6,17 @@ def percent(value: float | str | None, digits: int = 1) -> str:
     if value is None or value == "":
         return "-"
     return f"{100 * float(value):.{digits}f}%"
+
+
+def points(value: float | str | None, digits: int = 1) -> str:
+    """A difference of two shares in percentage points, signed: ``-0.034`` → ``-3.4 pts``."""
+    if value is None or value == "":
+        return "-"
+    return f"{100 * float(value):+.{digits}f} pts"
+
+
+def significant(value: float | str | None, digits: int = 3) -> str:
+    """A number to ``digits`` significant digits, however small: ``1.2e-07``, ``0.0735``."""
+    if value is None or value == "":
+        return "-"
+    return f"{float(value):.{digits}g}"

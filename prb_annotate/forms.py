@@ -7,7 +7,7 @@ was entered and the errors.
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from prb_annotate.audit import listing, rule
 from prb_annotate.audit.sampling import PlanTargets
-from prb_annotate.models import Adjudication, Campaign, Dataset
+from prb_annotate.models import Adjudication, Campaign, Dataset, EvaluationRun
 
 MAJORITY_BELOW_HALF = (
     "Must be at least 0.5: below it the losing side of a vote could win "
@@ -414,3 +414,31 @@ class AdjudicationForm(forms.Form):
     note = forms.CharField(
         required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 3})
     )
+
+
+class LeaderboardForm(forms.Form):
+    """The evaluations page's choices: the runs to rank, the tie policy, the subset shown."""
+
+    policy = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("left-out", "ties left out"),
+            ("as-wrong", "ties count as wrong (the paper's figure)"),
+        ],
+        label="Rank by accuracy with",
+    )
+    run = forms.TypedMultipleChoiceField(
+        required=False,
+        coerce=int,
+        label="Runs",
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None ticked: the runs over all pairs.",
+    )
+    subset = forms.CharField(required=False, max_length=300, widget=forms.HiddenInput)
+
+    def __init__(self, data: Any, runs: Sequence[EvaluationRun]) -> None:
+        super().__init__(data)
+        self.fields["run"].choices = [  # type: ignore[attr-defined]
+            (run.pk, f"#{run.pk} {run.model_name} ({run.mode} mode, {run.subset} pairs)")
+            for run in runs
+        ]

@@ -3,7 +3,7 @@
 from django.urls import URLPattern, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from prb_annotate.api import docs, sampling, views
+from prb_annotate.api import docs, leaderboard, sampling, views
 from prb_annotate.api.token import obtain_auth_token
 from prb_annotate.models import Campaign
 
@@ -100,6 +100,11 @@ urlpatterns: list[URLPattern] = [
         "campaigns/<row_id:campaign_id>/extend-sample/",
         sampling.CampaignExtendSample.as_view(),
         name="api_campaign_extend_sample",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/leaderboard/",
+        leaderboard.CampaignLeaderboard.as_view(),
+        name="api_campaign_leaderboard",
     ),
     path(
         "campaigns/<row_id:campaign_id>/export/",

@@ -133,6 +133,7 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
         (403, 404, 404, 200),
     ),
     ("GET", "/api/campaigns/{campaign_id}/verdicts/", None, (403, 404, 404, 200)),
+    ("GET", "/api/campaigns/{campaign_id}/leaderboard/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/export/", None, (403, 404, 404, 200)),
     (
         "GET",

@@ -10,7 +10,10 @@ import pytest
 from evaluation.cli import build_parser
 
 
-@pytest.mark.parametrize("name", ["batching", "inputs", "judge", "metrics"])
+@pytest.mark.parametrize(
+    "name",
+    ["batching", "inputs", "judge", "metrics", "significance", "baselines", "compare_formats"],
+)
 def test_it_keeps_docstring_examples_true(name):
     module = importlib.import_module(f"evaluation.{name}")
     failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
@@ -24,9 +27,9 @@ def test_it_documents_commands_that_parse():
     commands = [
         line.split("-m evaluation", 1)[1]
         for line in text.splitlines()
-        if "-m evaluation score" in line or "-m evaluation correlate" in line
+        if any(f"-m evaluation {name}" in line for name in ("score", "correlate", "compare"))
     ]
-    assert len(commands) >= 8
+    assert len(commands) >= 11
     for command in commands:
         args = build_parser().parse_args(shlex.split(command))
-        assert args.command in ("score", "correlate")
+        assert args.command in ("score", "correlate", "compare")

@@ -11,6 +11,8 @@ from django.core.management import call_command
 
 from prb_annotate.audit.campaign_audit import campaign_audit, campaign_verdicts
 from prb_annotate.campaigns.annotating import Answers
+from prb_annotate.campaigns.leaderboard import campaign_leaderboard
+from prb_annotate.management.commands.demo_setup import BASELINES
 from prb_annotate.models import Annotation, Assignment, Campaign, Dataset, EvaluationRun
 from prb_annotate.simulation.behaviours import Behaviour, Pairing, respond, sound_answer
 from prb_annotate.simulation.demo import SIMULATED_CAMPAIGN, create_simulated_campaign
@@ -125,8 +127,10 @@ def test_it_finishes_the_demo_campaign_as_the_behaviours_predict(demo_dataset, m
 
 
 def test_it_sets_up_the_demo_once_with_an_evaluation(db):
-    """demo_setup twice: the same two campaigns, one length-baseline run with accuracy on
-    validated and excluded pairs, and the links it prints point at the address given."""
+    """demo_setup twice: the same two campaigns, one run of each built-in baseline with accuracy
+    on validated and excluded pairs, a leaderboard whose models fall in more than one
+    significance group, with the validated-against-excluded test, and the links it prints point
+    at the address given."""
     out = StringIO()
     call_command("demo_setup", "--address", "127.0.0.1:8201", stdout=out)
     simulated = Campaign.objects.get(name=SIMULATED_CAMPAIGN)
@@ -134,11 +138,18 @@ def test_it_sets_up_the_demo_once_with_an_evaluation(db):
     call_command("demo_setup", "--address", "127.0.0.1:8201", stdout=StringIO())
     assert Campaign.objects.count() == 2
     assert answers_of(simulated) == first
-    run = EvaluationRun.objects.get(campaign=simulated)
-    assert run.model_name == "builtin:length"
-    groups = run.summary["accuracy"]["by_group"]
-    assert groups["validated"]["n"] > 0
-    assert groups["excluded"]["n"] > 0
+    runs = EvaluationRun.objects.filter(campaign=simulated)
+    assert sorted(run.model_name for run in runs) == sorted(BASELINES)
+    for run in runs:
+        groups = run.summary["accuracy"]["by_group"]
+        assert groups["validated"]["n"] > 0
+        assert groups["excluded"]["n"] > 0
+        assert run.summary["self_check"]["flips"] == 0
+    board = campaign_leaderboard(simulated)
+    everything = board.subset("all")
+    assert everything is not None
+    assert len({entry.group for entry in everything.entries}) > 1
+    assert [test.p_value is not None for test in board.validated_vs_excluded] == [True] * 3
     printed = out.getvalue()
     assert "http://127.0.0.1:8201/" in printed
     assert ":8000" not in printed

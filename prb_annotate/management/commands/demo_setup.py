@@ -1,6 +1,7 @@
 """Demo data for a first look: the demo dataset, four users and an active campaign for them,
 plus a finished campaign over the same pairs answered by simulated annotators (see
-``prb_annotate/simulation/``), audited and scored with the length baseline.
+``prb_annotate/simulation/``), audited and scored with the three built-in baselines (length,
+profile overlap, random), so that its evaluations page shows a leaderboard.
 
 Safe to run again: existing rows are kept, demo passwords are reset to the printed ones.
 """
@@ -22,7 +23,10 @@ from prb_annotate.simulation.demo import SIMULATED_CAMPAIGN, create_simulated_ca
 
 DEMO_FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "prb_demo.jsonl"
 DEMO_FLAWS = Path(settings.BASE_DIR) / "fixtures" / "prb_demo_flaws.json"
-LENGTH_BASELINE = "builtin:length"
+# The built-in reward models that need no weights, scored on the finished campaign.
+BASELINES = ("builtin:length", "builtin:profile-overlap", "builtin:random")
+# Pairs each baseline also scores one at a time, so the run cards show a self-check.
+DEMO_SELF_CHECK = 8
 DEMO_DATASET = "prb-demo"
 DEMO_CAMPAIGN = "PRB demo validation"
 DEMO_MANAGER = ("manager", "manager-demo-pass")
@@ -102,12 +106,16 @@ class Command(BaseCommand):
         campaign = Campaign.objects.filter(name=SIMULATED_CAMPAIGN).first()
         if campaign is None:
             campaign = create_simulated_campaign(dataset, manager, flaws)
-        if not EvaluationRun.objects.filter(campaign=campaign, model_name=LENGTH_BASELINE).exists():
-            run = evaluate_campaign(campaign, model=LENGTH_BASELINE, subset="all", resamples=1000)
+        for model in BASELINES:
+            if EvaluationRun.objects.filter(campaign=campaign, model_name=model).exists():
+                continue
+            run = evaluate_campaign(
+                campaign, model=model, subset="all", resamples=1000, self_check=DEMO_SELF_CHECK
+            )
             rows = ", ".join(
                 f"{row['subset']} {percent(row.get('accuracy'))}" for row in accuracy_rows(run)
             )
-            self.stdout.write(f"Length baseline on campaign #{campaign.pk}: accuracy {rows}")
+            self.stdout.write(f"{model} on campaign #{campaign.pk}: accuracy {rows}")
         return campaign
 
     def print_logins(self, campaign: Campaign, simulated: Campaign, base: str) -> None:

@@ -29,6 +29,17 @@ class Command(BaseCommand):
         parser.add_argument("--max-batch-tokens", type=int, default=None)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument(
+            "--self-check",
+            type=int,
+            default=0,
+            metavar="N",
+            help="also score N pairs one at a time and compare with the batched scores; a "
+            "decision that flips fails the run (nothing is stored)",
+        )
+        parser.add_argument(
+            "--allow-flips", action="store_true", help="store a run whose self-check found flips"
+        )
+        parser.add_argument(
             "--as-annotator",
             action="store_true",
             help="with --judge: answer the annotation questions (rubric fit, main difference) "
@@ -51,11 +62,15 @@ class Command(BaseCommand):
             return
         if options["template"]:
             raise CommandError("--template goes with --judge --as-annotator")
+        if options["self_check"] < 0:
+            raise CommandError(f"--self-check takes a number of pairs, not {options['self_check']}")
         try:
             run = evaluate_campaign(
                 campaign,
                 subset=options["subset"],
                 judge=options["judge"],
+                self_check=options["self_check"],
+                allow_flips=options["allow_flips"],
                 **model_options(options),
             )
         except (EvaluationError, ValueError) as error:
@@ -77,6 +92,10 @@ class Command(BaseCommand):
                 f" ties {percent(row.get('tie_rate'))}"
                 f" ties-as-wrong {percent(row.get('accuracy_ties_as_wrong'))} {paper}"
             )
+        if run.summary.get("self_check"):
+            from evaluation.results import self_check_line
+
+            self.stdout.write(f"  {self_check_line(run.summary['self_check'])}")
 
     def _annotate(self, campaign: Campaign, options: dict[str, Any]) -> None:
         from evaluation.errors import EvaluationError

@@ -1,0 +1,95 @@
+"""``python -m evaluation compare RUN_DIR [RUN_DIR ...]``: the leaderboard of runs ``score``
+wrote, with paired tests (see :mod:`evaluation.compare` and docs/evaluation.md)::
+
+    python -m evaluation compare runs/rm-a runs/rm-b runs/length
+    python -m evaluation compare runs/* --ties as-wrong --format latex --out table.tex
+"""
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from evaluation.compare import ALPHA, TIE_POLICIES, Settings, build_leaderboard
+from evaluation.compare_formats import FORMATS, RENDERERS
+from evaluation.errors import EvaluationError
+from evaluation.runs import align_runs, read_run
+from evaluation.significance import RESAMPLES
+
+
+def add_compare_command(commands: Any) -> None:
+    """The ``compare`` sub-command, on the parser's sub-command set."""
+    compare = commands.add_parser(
+        "compare",
+        help="leaderboard of several runs on the same pairs, with paired tests",
+        description="Rank the runs on all, validated and excluded pairs and each category, "
+        "with Wilson intervals, the difference to the best (paired bootstrap, exact McNemar, "
+        "Holm), significance groups, validated against excluded per model, and the models "
+        "that swap places between all and validated pairs.",
+    )
+    compare.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="score --out")
+    compare.add_argument(
+        "--intersect",
+        action="store_true",
+        help="compare on the pairs every run scored (otherwise runs must score the same pairs)",
+    )
+    compare.add_argument(
+        "--ties",
+        choices=TIE_POLICIES,
+        default="left-out",
+        help="rank by accuracy with ties left out (default) or counted as wrong (the paper's)",
+    )
+    compare.add_argument("--format", choices=FORMATS, default="text")
+    compare.add_argument("--out", type=Path, help="write the leaderboard here, not to stdout")
+    compare.add_argument(
+        "--alpha", type=float, default=ALPHA, help="level of the significance groups"
+    )
+    compare.add_argument("--confidence", type=float, default=0.95)
+    compare.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
+    compare.add_argument("--seed", type=int, default=0)
+    compare.set_defaults(run=run_compare)
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    for name in ("alpha", "confidence"):
+        value = getattr(args, name)
+        if not 0 < value < 1:
+            raise EvaluationError(f"--{name} must be between 0 and 1, not {value}")
+    if args.resamples < 0:
+        raise EvaluationError(f"--resamples must be 0 or more, not {args.resamples}")
+    return Settings(
+        policy=args.ties,
+        confidence=args.confidence,
+        alpha=args.alpha,
+        resamples=args.resamples,
+        seed=args.seed,
+    )
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    aligned = align_runs([read_run(path) for path in args.runs], intersect=args.intersect)
+    board = build_leaderboard(aligned.runs, aligned.labels, settings, notes=aligned.notes)
+    text = RENDERERS[args.format](board)
+    if args.out is None:
+        print(text.rstrip("\n"))
+    else:
+        write_whole(args.out, text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def write_whole(path: Path, text: str) -> None:
+    """``text`` into ``path`` through a hidden file renamed into place: never half a file."""
+    hidden: Path | None = None
+    try:
+        with tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
+        ) as file:
+            hidden = Path(file.name)
+            file.write(text)
+        os.replace(hidden, path)
+    except OSError as error:
+        if hidden is not None:
+            hidden.unlink(missing_ok=True)
+        raise EvaluationError(f"cannot write {path}: {error.strerror or error}") from None
