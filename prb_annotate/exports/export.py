@@ -22,7 +22,6 @@ moved into place at the end, so a failed export never leaves a half-written fold
 """
 
 import contextlib
-import csv
 import hashlib
 import hmac
 import json
@@ -47,6 +46,7 @@ from django.db.models.expressions import Func
 from django.utils.text import slugify
 
 import prb_annotate
+from prb_annotate import spreadsheets
 from prb_annotate.audit import decisions, verdicts
 from prb_annotate.audit.exclusions import left_out_annotators
 from prb_annotate.audit.frames import raw_rows, thresholds_for
@@ -532,7 +532,7 @@ class CsvSink:
     def __init__(self, path: Path, columns: list[str]) -> None:
         self.columns = columns
         self.file = path.open("w", encoding="utf-8", newline="")
-        self.writer = csv.writer(self.file, lineterminator="\n")
+        self.writer = spreadsheets.writer(self.file, lineterminator="\n")
         self.writer.writerow(columns)
 
     def write(self, rows: list[Record]) -> None:
