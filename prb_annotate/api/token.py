@@ -12,13 +12,7 @@ from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser, MultiPartParser
 
 from prb_annotate.api.parsers import JSONParser
-from prb_annotate.logins import (
-    LoginLocked,
-    check_not_locked,
-    client_address,
-    record_failure,
-    record_success,
-)
+from prb_annotate.logins import LoginLocked, begin_attempt, client_address, is_known
 
 
 class LoginThrottled(exceptions.APIException):
@@ -34,17 +28,18 @@ class LoginThrottled(exceptions.APIException):
 class ThrottledAuthTokenSerializer(AuthTokenSerializer):
     def validate(self, attrs: Any) -> Any:
         username = attrs.get("username", "")
-        address = client_address(self.context["request"])
+        request = self.context["request"]
+        # The Django request under DRF's: its cookies, its session, and where a successful
+        # login leaves the mark that sets the known-login cookie.
+        http_request = getattr(request, "_request", request)
+        address = client_address(http_request)
+        known = is_known(http_request, username, address)
         try:
-            check_not_locked(username, address)
+            attempt = begin_attempt(username, address, known=known)
         except LoginLocked as locked:
             raise LoginThrottled(locked) from locked
-        try:
-            validated = super().validate(attrs)
-        except exceptions.ValidationError:
-            record_failure(username, address)
-            raise
-        record_success(username)
+        validated = super().validate(attrs)  # a wrong password raises: its row stays
+        attempt.succeeded(http_request)
         return validated
 
 

@@ -51,6 +51,7 @@ from prb_annotate.audit import decisions, verdicts
 from prb_annotate.audit.exclusions import left_out_annotators
 from prb_annotate.audit.frames import raw_rows, thresholds_for
 from prb_annotate.exports.folders import clear_abandoned, put_in_place, work_folder
+from prb_annotate.exports.markdown import plain_text, source_words
 from prb_annotate.exports.processes import can_share_work, ordered_map
 from prb_annotate.exports.slices import (
     ARROW_FAILURES,
@@ -782,6 +783,7 @@ def build_manifest(
             "id": dataset.pk,
             "name": dataset.name,
             "source": dataset.source,
+            "source_sha256": dataset.source_sha256,
             "description": dataset.description,
         },
         "subset": subset,
@@ -850,11 +852,11 @@ def dataset_card(manifest: dict[str, Any]) -> str:
     campaign, dataset, counts = manifest["campaign"], manifest["dataset"], manifest["counts"]
     pairs = counts["pairs"]
     lines += [
-        f"# {campaign['name']}: {manifest['subset']} pairs",
+        f"# {plain_text(campaign['name'])}: {manifest['subset']} pairs",
         "",
         f"Exported by prb-annotate {manifest['tool']['version']} from campaign "
-        f'{campaign["id"]} over dataset "{dataset["name"]}"'
-        + (f" ({dataset['source']})" if dataset["source"] else "")
+        f'{campaign["id"]} over dataset "{plain_text(dataset["name"])}"'
+        + (f" ({source_words(dataset)})" if dataset["source"] else "")
         + ".",
         "",
         f"Each pair was judged by k = {manifest['k']} annotators. Of {pairs['total']} pairs, "
@@ -874,7 +876,7 @@ def dataset_card(manifest: dict[str, Any]) -> str:
     ]
     for config in manifest["configs"]:
         lines.append(
-            f"| {config['config_name']} | {config['category']} | {config['rows']} "
+            f"| {config['config_name']} | {plain_text(config['category'])} | {config['rows']} "
             f"| `{config['path']}` |"
         )
     lines += [
