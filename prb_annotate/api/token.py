@@ -7,10 +7,14 @@ with ``Retry-After`` and the API's error body, whatever the password.
 from typing import Any
 
 from rest_framework import exceptions, status
+from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
 
+from prb_annotate.api.authentication import token_expired
 from prb_annotate.api.parsers import JSONParser
 from prb_annotate.logins import LoginLocked, begin_attempt, client_address, is_known
 
@@ -44,9 +48,26 @@ class ThrottledAuthTokenSerializer(AuthTokenSerializer):
 
 
 class TokenView(ObtainAuthToken):
+    """The user's token, made when they have none; an expired one is replaced by a new one."""
+
     serializer_class = ThrottledAuthTokenSerializer
     parser_classes = (FormParser, MultiPartParser, JSONParser)
     extra_error_codes = {"429": "Too many failed logins for this username or address."}
+
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token = current_token(serializer.validated_data["user"])
+        return Response({"token": token.key})
+
+
+def current_token(user: Any) -> Token:
+    """The user's token; a new one when they had none or theirs has expired."""
+    token, created = Token.objects.get_or_create(user=user)
+    if not created and token_expired(token):
+        token.delete()
+        token = Token.objects.create(user=user)
+    return token
 
 
 obtain_auth_token = TokenView.as_view()
