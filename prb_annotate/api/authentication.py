@@ -6,8 +6,9 @@ the database work. This class keeps DRF's behaviour - the same header, the same 
 and messages, the token as ``request.auth`` - and reads token and user in one plain statement.
 As a subclass of DRF's class it keeps drf-spectacular's ``tokenAuth`` security scheme.
 
-A token older than ``API_TOKEN_MAX_AGE_DAYS`` (when set) is refused with 401; its owner can
-revoke a token, or replace it, from the pages (``views/account.py``).
+A token older than ``API_TOKEN_MAX_AGE_DAYS`` (when set) is refused like an unknown one (403,
+as DRF answers when session authentication comes first); its owner can revoke a token, or
+replace it, from the pages (``views/account.py``).
 """
 
 from datetime import datetime, timedelta

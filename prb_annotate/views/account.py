@@ -22,7 +22,7 @@ from prb_annotate.api.authentication import token_expired
 
 
 @login_required
-def api_token(request: HttpRequest) -> HttpResponse:
+def account_token(request: HttpRequest) -> HttpResponse:
     user = cast(User, request.user)  # login_required
     if not user.has_usable_password():
         raise Http404("No such page.")
@@ -37,9 +37,9 @@ def api_token(request: HttpRequest) -> HttpResponse:
                 if revoked
                 else "You had no API token.",
             )
-            return redirect("api_token")
+            return redirect("account_token")
         if action != "new":
-            return redirect("api_token")
+            return redirect("account_token")
         new_key = replace_token(user).key
     token = Token.objects.filter(user=user).first()
     context = {
@@ -66,5 +66,5 @@ def expiry(token: Token | None) -> object:
 
 
 urlpatterns = [
-    path("account/token/", api_token, name="api_token"),
+    path("account/token/", account_token, name="account_token"),
 ]
