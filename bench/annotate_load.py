@@ -52,6 +52,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/prb_bench_load"
 CRITERIA = ["correctness", "relevance", "helpfulness"]
+BENCH_SECRET_KEY = "bench-only-secret-key-never-used-by-a-server"
 
 
 # --- database set-up (runs in the child process) ------------------------------------------
@@ -59,6 +60,8 @@ CRITERIA = ["correctness", "relevance", "helpfulness"]
 
 def setup_django(database_url: str) -> None:
     os.environ["DATABASE_URL"] = database_url
+    # A server on its own database refuses to start without a key; any will do for a bench.
+    os.environ.setdefault("SECRET_KEY", BENCH_SECRET_KEY)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "prb_annotate.settings")
     sys.path.insert(0, str(ROOT))
     import django
@@ -202,6 +205,7 @@ def start_gunicorn(
         os.environ,
         DATABASE_URL=database_url,
         DJANGO_SETTINGS_MODULE="prb_annotate.settings",
+        SECRET_KEY=os.environ.get("SECRET_KEY", BENCH_SECRET_KEY),
         **(env or {}),
     )
     command = [

@@ -35,6 +35,8 @@ TEXT = (
 
 def setup_django(database_url: str) -> None:
     os.environ["DATABASE_URL"] = database_url
+    # A server on its own database refuses to start without a key; any will do for a bench.
+    os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-never-used-by-a-server")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "prb_annotate.settings")
     sys.path.insert(0, str(ROOT))
     import django

@@ -136,6 +136,8 @@ def database_child(operation: str, database_url: str, **options: Any) -> dict[st
     """Run ``operation`` (``setup`` or ``check``) in a child process on ``database_url``."""
     payload = json.dumps({"operation": operation, "url": database_url, **options})
     env = dict(os.environ, DATABASE_URL=database_url)
+    # A server on its own database refuses to start without a key; any will do for a bench.
+    env.setdefault("SECRET_KEY", "bench-only-secret-key-never-used-by-a-server")
     env.pop("DJANGO_SETTINGS_MODULE", None)
     output = subprocess.run(
         [sys.executable, "-m", "bench.faults"],

@@ -39,6 +39,8 @@ def peak_rss_mb() -> float:
 def child(database_url: str, path: Path) -> dict[str, Any]:
     """Runs in the subprocess: migrate a fresh database, then time one import."""
     os.environ["DATABASE_URL"] = database_url
+    # A server on its own database refuses to start without a key; any will do for a bench.
+    os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-never-used-by-a-server")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "prb_annotate.settings")
     sys.path.insert(0, str(ROOT))
     import django

@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 
@@ -55,6 +55,30 @@ def can_manage(user: AnyUser, campaign: Campaign) -> bool:
         role=Membership.Role.MANAGER,
         user__participant__isnull=True,  # accounts made by an invite link never manage
     ).exists()
+
+
+def managed_campaigns(user: AnyUser) -> QuerySet[Campaign]:
+    """The campaigns ``user`` manages, as every list shows them: all for staff, those with a
+    manager membership otherwise, and none for an account made by an invite link."""
+    if is_staff(user):
+        return Campaign.objects.all()
+    if not user.is_authenticated:
+        return Campaign.objects.none()
+    # A subquery, not a join: counts annotated over the memberships later stay whole.
+    managed = Membership.objects.filter(
+        user_id=user.pk, role=Membership.Role.MANAGER, user__participant__isnull=True
+    )
+    return Campaign.objects.filter(pk__in=managed.values("campaign_id"))
+
+
+def annotator_memberships(user: AnyUser) -> QuerySet[Membership]:
+    """The user's annotator memberships that open a campaign: an account made by an invite
+    link has only the one of its own campaign, whatever else the admin added."""
+    if not user.is_authenticated:
+        return Membership.objects.none()
+    return Membership.objects.filter(
+        in_participant_scope(), user_id=user.pk, role=Membership.Role.ANNOTATOR
+    )
 
 
 def managed_campaign_or_404(user: AnyUser, campaign_id: int) -> Campaign:

@@ -34,6 +34,16 @@ class CampaignAdmin(admin.ModelAdmin[models.Campaign]):
     inlines = [MembershipInline]
 
 
+@admin.register(models.InviteJoin)
+class InviteJoinAdmin(admin.ModelAdmin[models.InviteJoin]):
+    """Accounts made by invite links, with the address each came from (join_limits.py)."""
+
+    list_display = ["user", "campaign", "address", "at"]
+    list_filter = ["campaign"]
+    search_fields = ["address", "user__username"]
+    raw_id_fields = ["user"]
+
+
 @admin.register(models.CampaignItem)
 class CampaignItemAdmin(admin.ModelAdmin[models.CampaignItem]):
     list_display = ["campaign", "pair", "kind", "extra_annotations"]

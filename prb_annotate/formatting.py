@@ -20,3 +20,12 @@ def significant(value: float | str | None, digits: int = 3) -> str:
     if value is None or value == "":
         return "-"
     return f"{float(value):.{digits}g}"
+
+
+def byte_size(size: int) -> str:
+    """``52428800`` → ``50 MiB``; sizes under a KiB in bytes."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            value = size / scale
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{size} bytes"

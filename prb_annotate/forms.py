@@ -14,6 +14,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.validators import RegexValidator
 
 from prb_annotate.audit import listing, rule
 from prb_annotate.audit.sampling import PlanTargets
@@ -60,6 +61,22 @@ QUALITY_FIELD_OPTIONS: dict[str, dict[str, Any]] = {
 
 def quality_field(name: str, **overrides: Any) -> forms.FloatField:
     return forms.FloatField(min_value=0.0, **{**QUALITY_FIELD_OPTIONS[name], **overrides})
+
+
+STUDY_ID_HELP = (
+    "Prolific's study id (in the study's address). A link with another STUDY_ID then makes no "
+    "account; leave empty to take any study."
+)
+
+
+def study_id_field() -> forms.CharField:
+    return forms.CharField(
+        label="Prolific study id",
+        required=False,
+        max_length=100,
+        validators=[RegexValidator(r"^[A-Za-z0-9_-]*$", "Letters, digits, '-' and '_' only.")],
+        help_text=STUDY_ID_HELP,
+    )
 
 
 class CampaignForm(forms.Form):
@@ -121,6 +138,7 @@ class CampaignForm(forms.Form):
     min_gold_accuracy = quality_field("min_gold_accuracy")
     position_bias_max_p = quality_field("position_bias_max_p")
     fast_answer_seconds = quality_field("fast_answer_seconds")
+    prolific_study_id = study_id_field()
     completion_url = forms.URLField(
         label="Completion URL",
         required=False,
@@ -216,6 +234,19 @@ class QualitySettingsForm(forms.ModelForm[Campaign]):
     class Meta:
         model = Campaign
         fields = ["min_gold_accuracy", "position_bias_max_p", "fast_answer_seconds"]
+
+
+class StudyIdForm(forms.ModelForm[Campaign]):
+    """The Prolific study whose participants the invite link admits, set once it exists."""
+
+    prolific_study_id = study_id_field()
+
+    class Meta:
+        model = Campaign
+        fields = ["prolific_study_id"]
+
+    def clean_prolific_study_id(self) -> str:
+        return str(self.cleaned_data["prolific_study_id"]).strip()
 
 
 class ExcludeAnnotatorForm(forms.Form):

@@ -1,16 +1,33 @@
-"""Login throttling for the login page and the API's token endpoint.
+"""Login throttling for the login page, the admin and the API's token endpoint.
 
-Each failed login is a ``FailedLogin`` row. While a username has ``LOGIN_FAILURES_PER_USERNAME``
-failures in the last ``LOGIN_LOCKOUT_MINUTES``, or a client address has
-``LOGIN_FAILURES_PER_ADDRESS``, every login for it is refused, the right password included,
-until the oldest of those failures ages out or a manager unlocks it (``manage.py unlock_logins``
-or the admin's "Failed logins" page). A successful login clears its username's failures.
+Every login attempt is first written as a ``FailedLogin`` row; only then are the recent rows
+counted, and the password is checked only when no limit is reached. A right password removes
+the row again, a refused attempt removes its own row, a wrong one leaves it as a failure. So
+the count is atomic across every worker process and thread: the n-th attempt to count sees the
+n - 1 attempts that counted before it, on SQLite and PostgreSQL alike, and however many guesses
+arrive at once, no more passwords are checked than a limit allows. Three limits:
 
-The rows live in the database rather than in a cache so that every gunicorn worker sees the
-same counts, on SQLite and on PostgreSQL alike, with nothing more to run.
+- **A username from one address** (``LOGIN_FAILURES_PER_USERNAME``, 5 in
+  ``LOGIN_LOCKOUT_MINUTES``, 15): the lock holds for that address only, so that an attacker
+  elsewhere cannot lock the real user out.
+- **An address** (``LOGIN_FAILURES_PER_ADDRESS``, 20 in the same window), whatever usernames it
+  tries.
+- **A username from anywhere** (``LOGIN_FAILURES_PER_USERNAME_ANYWHERE``, 30 in
+  ``LOGIN_USERNAME_LOCKOUT_MINUTES``, 60), against guessing spread over many addresses. It does
+  not apply to a *known* source: an address this username logged in from in the last
+  ``LOGIN_KNOWN_DAYS`` (90), a browser that carries the signed cookie such a login set (a
+  "device cookie"), or a session already logged in as that username.
+
+A locked attempt is refused whatever the password, until the failures age out or a manager
+unlocks them (``manage.py unlock_logins`` or the admin's "Failed logins" page). A successful
+login clears its username's failures from its address (not those from elsewhere, which still
+count against the username). Addresses are counted as ``prb_annotate.addresses`` keys them
+(an IPv6 address by its /64).
 """
 
-from collections.abc import Collection
+import contextlib
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -18,14 +35,30 @@ from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
-from django.db.models import Q
-from django.http import HttpRequest
+from django.db import IntegrityError, transaction
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest, HttpResponseBase
 from django.utils import timezone
 
-from prb_annotate.models import FailedLogin
+from prb_annotate.addresses import address_key, client_address
+from prb_annotate.models import FailedLogin, KnownLogin
+
+__all__ = [
+    "LoginAttempt",
+    "LoginLocked",
+    "ThrottledLogin",
+    "begin_attempt",
+    "client_address",
+    "unlock",
+    "unlock_all",
+]
 
 USERNAME_FIELD_MAX = 150
-ADDRESS_FIELD_MAX = 100
+KNOWN_COOKIE = "prb_known_logins"
+KNOWN_COOKIE_SALT = "prb_annotate.logins.known"
+KNOWN_COOKIE_USERNAMES = 5
+# Set by a successful login on the request, turned into the cookie on the way out.
+KNOWN_ATTRIBUTE = "prb_known_login"
 
 
 class LoginLocked(Exception):
@@ -41,60 +74,149 @@ class LoginLocked(Exception):
         self.retry_after_seconds = retry_after_seconds
 
 
-def client_address(request: HttpRequest) -> str:
-    """The client's address: ``REMOTE_ADDR``, or the header a trusted proxy sets.
-
-    Behind a reverse proxy every request comes from the proxy's address, so the deployment
-    names the header the proxy fills in (``LOGIN_CLIENT_ADDRESS_HEADER``, e.g.
-    ``HTTP_X_REAL_IP``); of a list such as X-Forwarded-For, the last entry is the one the proxy
-    itself saw, the only one a client cannot forge.
-    """
-    header = settings.LOGIN_CLIENT_ADDRESS_HEADER
-    value = request.META.get(header, "") if header else ""
-    if value:
-        return value.split(",")[-1].strip()[:ADDRESS_FIELD_MAX]
-    return str(request.META.get("REMOTE_ADDR", ""))[:ADDRESS_FIELD_MAX]
+@dataclass(frozen=True)
+class Limit:
+    rows: QuerySet[FailedLogin]
+    count: int
+    minutes: int
 
 
-def _window(now: datetime) -> datetime:
-    return now - timedelta(minutes=settings.LOGIN_LOCKOUT_MINUTES)
-
-
-def check_not_locked(username: str, address: str, *, now: datetime | None = None) -> None:
-    """Raise LoginLocked when ``username`` or ``address`` has too many recent failures."""
-    now = now or timezone.now()
-    since = _window(now)
-    recent = FailedLogin.objects.filter(at__gt=since)
-    limits = [
-        (
-            recent.filter(username=username[:USERNAME_FIELD_MAX]),
+def limits(username: str, address: str, *, known: bool) -> list[Limit]:
+    minutes = settings.LOGIN_LOCKOUT_MINUTES
+    rows = FailedLogin.objects.all()
+    found = [
+        Limit(
+            rows.filter(username=username, address=address),
             settings.LOGIN_FAILURES_PER_USERNAME,
+            minutes,
         ),
-        (recent.filter(address=address), settings.LOGIN_FAILURES_PER_ADDRESS),
+        Limit(rows.filter(address=address), settings.LOGIN_FAILURES_PER_ADDRESS, minutes),
     ]
-    for failures, limit in limits:
-        times = list(failures.order_by("-at").values_list("at", flat=True)[:limit])
-        if len(times) >= limit:
-            # Unlocked when the oldest of the last ``limit`` failures leaves the window.
-            unlocked_at = times[-1] + timedelta(minutes=settings.LOGIN_LOCKOUT_MINUTES)
-            raise LoginLocked(int((unlocked_at - now).total_seconds()) + 1)
+    if not known:
+        found.append(
+            Limit(
+                rows.filter(username=username),
+                settings.LOGIN_FAILURES_PER_USERNAME_ANYWHERE,
+                settings.LOGIN_USERNAME_LOCKOUT_MINUTES,
+            )
+        )
+    return found
 
 
-def record_failure(username: str, address: str) -> None:
+def longest_window() -> timedelta:
+    return timedelta(
+        minutes=max(settings.LOGIN_LOCKOUT_MINUTES, settings.LOGIN_USERNAME_LOCKOUT_MINUTES)
+    )
+
+
+def check_limits(limits: list[Limit], own_row: int, now: datetime) -> None:
+    """LoginLocked when, besides this attempt's own row, a limit's rows reach its count."""
+    for limit in limits:
+        window = timedelta(minutes=limit.minutes)
+        others = limit.rows.filter(at__gt=now - window).exclude(pk=own_row)
+        times = list(others.order_by("-at").values_list("at", flat=True)[: limit.count])
+        if len(times) >= limit.count:
+            # Unlocked when the oldest of the last ``count`` failures leaves the window.
+            unlocked_at = times[-1] + window
+            raise LoginLocked(max(1, int((unlocked_at - now).total_seconds()) + 1))
+
+
+@dataclass(frozen=True)
+class LoginAttempt:
+    """An attempt admitted by the limits; its row counts as a failure until ``succeeded``."""
+
+    row_id: int
+    username: str
+    address: str
+
+    def succeeded(self, request: HttpRequest | None = None) -> None:
+        FailedLogin.objects.filter(username=self.username, address=self.address).delete()
+        remember_known(self.username, self.address)
+        if request is not None:
+            setattr(request, KNOWN_ATTRIBUTE, self.username)
+
+
+def begin_attempt(
+    username: str, address: str, *, known: bool = False, now: datetime | None = None
+) -> LoginAttempt:
+    """Count this attempt, then check the limits; LoginLocked (and nothing left behind) when
+    one is reached. Call it before checking the password, outside any transaction: the row
+    must be visible to every other attempt before this one counts."""
+    now = now or timezone.now()
+    username = username[:USERNAME_FIELD_MAX]
+    # Failures older than every window lock nothing: forget them, so that the table holds only
+    # the last hour of failures however long a guessing campaign goes on.
+    FailedLogin.objects.filter(at__lte=now - longest_window()).delete()
+    row = FailedLogin.objects.create(username=username, address=address, at=now)
+    try:
+        check_limits(limits(username, address, known=known), row.pk, now)
+    except LoginLocked:
+        row.delete()
+        raise
+    return LoginAttempt(row.pk, username, address)
+
+
+def remember_known(username: str, address: str) -> None:
     now = timezone.now()
-    # Failures older than the window lock nothing: forget them, so that the table holds only
-    # the last few minutes of failures however long a guessing campaign goes on.
-    FailedLogin.objects.filter(at__lte=_window(now)).delete()
-    FailedLogin.objects.create(username=username[:USERNAME_FIELD_MAX], address=address, at=now)
+    updated = KnownLogin.objects.filter(username=username, address=address).update(at=now)
+    if not updated:
+        # The same user's other login may make it at the same moment: theirs is as good.
+        with contextlib.suppress(IntegrityError), transaction.atomic():
+            KnownLogin.objects.create(username=username, address=address, at=now)
 
 
-def record_success(username: str) -> None:
-    FailedLogin.objects.filter(username=username[:USERNAME_FIELD_MAX]).delete()
+def is_known(request: HttpRequest | None, username: str, address: str) -> bool:
+    """Whether this login comes from a known source (see the module)."""
+    username = username[:USERNAME_FIELD_MAX]
+    since = timezone.now() - timedelta(days=settings.LOGIN_KNOWN_DAYS)
+    if KnownLogin.objects.filter(username=username, address=address, at__gt=since).exists():
+        return True
+    if request is None:
+        return False
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated and user.get_username() == username:
+        return True
+    return username in known_cookie_usernames(request)
+
+
+def known_cookie_usernames(request: HttpRequest) -> list[str]:
+    value = request.get_signed_cookie(
+        KNOWN_COOKIE,
+        default="",
+        salt=KNOWN_COOKIE_SALT,
+        max_age=timedelta(days=settings.LOGIN_KNOWN_DAYS),
+    )
+    return [name for name in str(value).split("\n") if name]
+
+
+class KnownLoginCookieMiddleware:
+    """Sets the signed cookie that marks this browser as known to the username that just
+    logged in through it (kept for ``LOGIN_KNOWN_DAYS``, never readable by a script)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        username = getattr(request, KNOWN_ATTRIBUTE, None)
+        if username:
+            names = [username, *(n for n in known_cookie_usernames(request) if n != username)]
+            response.set_signed_cookie(
+                KNOWN_COOKIE,
+                "\n".join(names[:KNOWN_COOKIE_USERNAMES]),
+                salt=KNOWN_COOKIE_SALT,
+                max_age=int(timedelta(days=settings.LOGIN_KNOWN_DAYS).total_seconds()),
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response
 
 
 def unlock(*, usernames: Collection[str] = (), addresses: Collection[str] = ()) -> int:
     """Forget the failures of these usernames and addresses; returns how many rows went."""
-    match = Q(username__in=list(usernames)) | Q(address__in=list(addresses))
+    keys = [address_key(address) for address in addresses]
+    match = Q(username__in=list(usernames)) | Q(address__in=keys)
     deleted, _ = FailedLogin.objects.filter(match).delete()
     return deleted
 
@@ -105,7 +227,7 @@ def unlock_all() -> int:
 
 
 class ThrottledLogin(AuthenticationForm):
-    """Django's login form, refusing locked usernames and addresses and counting failures."""
+    """Django's login form, refusing locked logins and counting failures."""
 
     def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username")
@@ -113,15 +235,13 @@ class ThrottledLogin(AuthenticationForm):
             return super().clean()  # the field's own error (missing, NUL) is shown
         address = client_address(self.request)
         try:
-            check_not_locked(username, address)
+            attempt = begin_attempt(
+                username, address, known=is_known(self.request, username, address)
+            )
         except LoginLocked as locked:
             raise ValidationError(str(locked), code="locked") from locked
-        try:
-            cleaned = super().clean()
-        except ValidationError:
-            record_failure(username, address)
-            raise
-        record_success(username)
+        cleaned = super().clean()  # a wrong password raises: the attempt's row stays
+        attempt.succeeded(self.request)
         return cleaned
 
 

@@ -23,7 +23,9 @@ def new_invite_token() -> str:
 
 class Dataset(models.Model):
     name = models.CharField(max_length=200, unique=True)
+    # The imported file's (or folder's) name and its sha256, never a path on the server.
     source = models.CharField(max_length=1000, blank=True)
+    source_sha256 = models.CharField(max_length=64, blank=True)
     description = models.TextField(blank=True)
     imported_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -106,6 +108,9 @@ class Campaign(models.Model):
     sample_plan = models.JSONField(null=True, blank=True)
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
     completion_url = models.URLField(max_length=1000, blank=True)
+    # The Prolific study whose participants may join through the invite link: a link that
+    # carries another STUDY_ID is refused. Empty: any study (``campaigns/join_limits.py``).
+    prolific_study_id = models.CharField(max_length=100, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -519,3 +524,40 @@ class FailedLogin(models.Model):
 
     def __str__(self) -> str:
         return f"{self.username} from {self.address} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class InviteJoin(models.Model):
+    """An account made through a campaign's invite link, and the address it came from.
+
+    ``campaigns/join_limits.py`` counts, per campaign and address, the accounts that have not
+    submitted anything yet, so that one address cannot reserve more than a small share of the
+    campaign's slots.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invite_joins")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    address = models.CharField(max_length=100)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["campaign", "address"], name="invitejoin_address")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}@{self.campaign_id} from {self.address}"
+
+
+class KnownLogin(models.Model):
+    """A username's last successful login from one address: failures from elsewhere do not lock
+    the username out from here (``prb_annotate.logins``)."""
+
+    username = models.CharField(max_length=150)
+    address = models.CharField(max_length=100)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["username", "address"], name="knownlogin_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.username} from {self.address}"

@@ -6,6 +6,7 @@ real campaigns. Everything a deployment changes is an environment variable.
 
 import os
 import re
+import secrets
 import tempfile
 import warnings
 from pathlib import Path
@@ -44,8 +45,6 @@ def envpair(name: str) -> tuple[str, str] | None:
 
 
 DEBUG = envbool("DEBUG", "false")
-# The fallback key only serves the demo and the tests; production must set SECRET_KEY.
-SECRET_KEY = os.environ.get("SECRET_KEY", "insecure-demo-key-set-SECRET_KEY-in-production")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 
@@ -65,11 +64,19 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "prb_annotate.headers.ContentSecurityPolicyMiddleware",
+    # Cache-Control: no-store for logged-in users and the API (it reads request.user when the
+    # response comes back, after the authentication middleware below has set it).
+    "prb_annotate.headers.NoStoreMiddleware",
+    # NUL in the path or query, a body over the upload limit: 400 / 413 before anything reads
+    # them (prb_annotate/request_limits.py).
+    "prb_annotate.request_limits.RequestLimitsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The signed cookie of a successful login (prb_annotate/logins.py: a known browser).
+    "prb_annotate.logins.KnownLoginCookieMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # The database restarting or locked: 503 with Retry-After, not 500 (docs/operations.md).
@@ -135,6 +142,54 @@ def database_settings(url: str) -> dict[str, Any]:
 
 
 DATABASES = {"default": database_settings(DATABASE_URL)}
+
+# The key signs sessions and cookies and derives the export pseudonyms: whoever knows it can map
+# a pseudonym back to a user id. A key everyone can read (this file's) serves the tests alone.
+TEST_SECRET_KEY = "insecure-test-key-set-SECRET_KEY-in-production"
+NO_SECRET_KEY = (
+    "SECRET_KEY is not set. A server on its own database (DATABASE_URL) needs a long random "
+    "key of its own, the same for every process and host: "
+    "export SECRET_KEY=\"$(python -c 'import secrets; print(secrets.token_urlsafe(50))')\" "
+    "(README, production)."
+)
+
+
+def installation_key(folder: Path) -> str:
+    """The key kept in ``folder/secret_key``, made on first use (readable by its owner only).
+
+    Made in a temporary file and linked into place, so that processes starting together all
+    read the one key that won, never a half-written file.
+    """
+    path = folder / "secret_key"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".secret_key-")
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_urlsafe(50))
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another process made it first: use theirs
+        finally:
+            os.unlink(temporary)
+    return path.read_text().strip()
+
+
+def secret_key() -> str:
+    """``SECRET_KEY``; else the tests' fixed key under pytest; else, for the demo's SQLite file
+    or with DEBUG, a key made for this installation in PRB_DATA_DIR. Any other server refuses
+    to start without one (ImproperlyConfigured)."""
+    key = os.environ.get("SECRET_KEY", "").strip()
+    if key:
+        return key
+    if os.environ.get("PYTEST_VERSION"):
+        return TEST_SECRET_KEY
+    if DEBUG or DATABASE_URL == DEFAULT_SQLITE_URL:
+        return installation_key(DATA_DIR)
+    raise ImproperlyConfigured(NO_SECRET_KEY)
+
+
+SECRET_KEY = secret_key()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -143,11 +198,23 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
-# Login throttling (prb_annotate/logins.py): failures per username and per client address
-# within the window lock further logins until they age out or a manager unlocks them.
+# Login throttling (prb_annotate/logins.py): failures of a username from one address, and from
+# one address whatever the username, within the window lock further logins from there until
+# they age out or a manager unlocks them; failures of a username from anywhere, within a longer
+# window, lock it for every address and browser it has not logged in from before.
 LOGIN_FAILURES_PER_USERNAME = envint("LOGIN_FAILURES_PER_USERNAME", "5")
 LOGIN_FAILURES_PER_ADDRESS = envint("LOGIN_FAILURES_PER_ADDRESS", "20")
 LOGIN_LOCKOUT_MINUTES = envint("LOGIN_LOCKOUT_MINUTES", "15")
+LOGIN_FAILURES_PER_USERNAME_ANYWHERE = envint("LOGIN_FAILURES_PER_USERNAME_ANYWHERE", "30")
+LOGIN_USERNAME_LOCKOUT_MINUTES = envint("LOGIN_USERNAME_LOCKOUT_MINUTES", "60")
+# How long a successful login makes its address and browser known to that username.
+LOGIN_KNOWN_DAYS = envint("LOGIN_KNOWN_DAYS", "90")
+# API tokens stop working this many days after they were made (0: they never expire); a new
+# one comes from /api/token/ or the account's "API token" page.
+API_TOKEN_MAX_AGE_DAYS = envint("API_TOKEN_MAX_AGE_DAYS", "0")
+# Invite links (prb_annotate/campaigns/join_limits.py): the accounts one client address may
+# make that have not submitted yet, as a share of the campaign's slots (at least one).
+PRB_JOIN_SHARE_PER_ADDRESS = float(os.environ.get("PRB_JOIN_SHARE_PER_ADDRESS", "0.10"))
 # Behind a reverse proxy: the request header holding the client's address (HTTP_X_REAL_IP).
 LOGIN_CLIENT_ADDRESS_HEADER = os.environ.get("LOGIN_CLIENT_ADDRESS_HEADER", "")
 
@@ -162,7 +229,15 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
-DATA_UPLOAD_MAX_MEMORY_SIZE = envint("PRB_UPLOAD_MAX_BYTES", str(50 * 1024 * 1024))
+# The largest uploaded file, and the largest request body besides a file's
+# (prb_annotate/request_limits.py answers 413 past it, naming the limit) ...
+PRB_UPLOAD_MAX_BYTES = envint("PRB_UPLOAD_MAX_BYTES", str(50 * 1024 * 1024))
+DATA_UPLOAD_MAX_MEMORY_SIZE = PRB_UPLOAD_MAX_BYTES
+# ... and what an uploaded compressed file (Parquet) may decode to when it is read
+# (prb_annotate/datasets/parquet_limits.py): five times the upload limit by default.
+PRB_UPLOAD_MAX_EXPANDED_BYTES = envint(
+    "PRB_UPLOAD_MAX_EXPANDED_BYTES", str(5 * PRB_UPLOAD_MAX_BYTES)
+)
 
 # HTTPS (see README, "Production"): all off by default so that the demo runs on plain HTTP.
 SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", "false")

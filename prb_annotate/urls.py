@@ -34,5 +34,6 @@ urlpatterns = [
     path("campaigns/", include("prb_annotate.views.evaluations")),
     path("", include("prb_annotate.views.annotate")),
     path("", include("prb_annotate.views.join")),
+    path("", include("prb_annotate.views.account")),
     path("api/", include("prb_annotate.api.urls")),
 ]

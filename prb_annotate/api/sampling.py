@@ -6,13 +6,13 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.generics import get_object_or_404
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from prb_annotate.api import serializers as api
+from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import IsStaff, managed_campaign
 from prb_annotate.campaigns.planned_sample import (
     SamplePlanError,

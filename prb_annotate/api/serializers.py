@@ -34,7 +34,16 @@ class DatasetSerializer(serializers.ModelSerializer[Dataset]):
 
     class Meta:
         model = Dataset
-        fields = ["id", "name", "source", "description", "imported_at", "updated_at", "pair_count"]
+        fields = [
+            "id",
+            "name",
+            "source",
+            "source_sha256",
+            "description",
+            "imported_at",
+            "updated_at",
+            "pair_count",
+        ]
         read_only_fields = fields
 
 
@@ -67,7 +76,10 @@ class DatasetImportSerializer(serializers.Serializer):
 class ImportReportSerializer(serializers.Serializer):
     dataset = serializers.CharField()
     dataset_id = serializers.IntegerField()
-    source = serializers.CharField()  # type: ignore[assignment]
+    source = serializers.CharField(  # type: ignore[assignment]
+        help_text="The imported file's name (never a path on the server)."
+    )
+    source_sha256 = serializers.CharField(help_text="The sha256 of the imported file.")
     created = serializers.IntegerField()
     updated = serializers.IntegerField()
     unchanged = serializers.IntegerField()
@@ -148,6 +160,14 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
     quota_per_annotator = serializers.IntegerField(
         min_value=1, max_value=1_000_000, allow_null=True, required=False
     )
+    prolific_study_id = serializers.RegexField(
+        r"^[A-Za-z0-9_-]*$",
+        max_length=100,
+        allow_blank=True,
+        required=False,
+        help_text="Prolific's study id: invite links with another STUDY_ID make no account. "
+        "Empty: any study.",
+    )
     created_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
@@ -173,6 +193,7 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "seed",
             "quota_per_annotator",
             "completion_url",
+            "prolific_study_id",
             "show_timer",
             "invite_token",
             "created_by",
@@ -597,7 +618,7 @@ class ExclusionSerializer(serializers.ModelSerializer[AnnotatorExclusion]):
 
 
 class ExcludeSerializer(serializers.Serializer):
-    annotator = serializers.SlugRelatedField(
+    annotator = UsernameField(
         slug_field="username",
         queryset=get_user_model().objects.all(),
         help_text="Username of an annotator of the campaign.",

@@ -7,18 +7,16 @@ with ``Retry-After`` and the API's error body, whatever the password.
 from typing import Any
 
 from rest_framework import exceptions, status
+from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
 
+from prb_annotate.api.authentication import token_expired
 from prb_annotate.api.parsers import JSONParser
-from prb_annotate.logins import (
-    LoginLocked,
-    check_not_locked,
-    client_address,
-    record_failure,
-    record_success,
-)
+from prb_annotate.logins import LoginLocked, begin_attempt, client_address, is_known
 
 
 class LoginThrottled(exceptions.APIException):
@@ -34,24 +32,42 @@ class LoginThrottled(exceptions.APIException):
 class ThrottledAuthTokenSerializer(AuthTokenSerializer):
     def validate(self, attrs: Any) -> Any:
         username = attrs.get("username", "")
-        address = client_address(self.context["request"])
+        request = self.context["request"]
+        # The Django request under DRF's: its cookies, its session, and where a successful
+        # login leaves the mark that sets the known-login cookie.
+        http_request = getattr(request, "_request", request)
+        address = client_address(http_request)
+        known = is_known(http_request, username, address)
         try:
-            check_not_locked(username, address)
+            attempt = begin_attempt(username, address, known=known)
         except LoginLocked as locked:
             raise LoginThrottled(locked) from locked
-        try:
-            validated = super().validate(attrs)
-        except exceptions.ValidationError:
-            record_failure(username, address)
-            raise
-        record_success(username)
+        validated = super().validate(attrs)  # a wrong password raises: its row stays
+        attempt.succeeded(http_request)
         return validated
 
 
 class TokenView(ObtainAuthToken):
+    """The user's token, made when they have none; an expired one is replaced by a new one."""
+
     serializer_class = ThrottledAuthTokenSerializer
     parser_classes = (FormParser, MultiPartParser, JSONParser)
     extra_error_codes = {"429": "Too many failed logins for this username or address."}
+
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token = current_token(serializer.validated_data["user"])
+        return Response({"token": token.key})
+
+
+def current_token(user: Any) -> Token:
+    """The user's token; a new one when they had none or theirs has expired."""
+    token, created = Token.objects.get_or_create(user=user)
+    if not created and token_expired(token):
+        token.delete()
+        token = Token.objects.create(user=user)
+    return token
 
 
 obtain_auth_token = TokenView.as_view()

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, Q, QuerySet
@@ -29,7 +30,7 @@ from rest_framework.reverse import reverse
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from prb_annotate.access import is_staff
+from prb_annotate.access import managed_campaigns
 from prb_annotate.api import serializers as api
 from prb_annotate.api.errors import error_body
 from prb_annotate.api.parsers import JSONParser
@@ -60,6 +61,7 @@ from prb_annotate.exports.archive import export_zip
 from prb_annotate.exports.export import ExportWriteError
 from prb_annotate.exports.slices import ExportError
 from prb_annotate.models import Adjudication, Campaign, CampaignItem, Dataset, Membership, Pair
+from prb_annotate.request_limits import too_large_message
 
 MAX_LISTED_PROBLEMS = 100
 T = TypeVar("T")
@@ -128,6 +130,7 @@ class DatasetList(generics.ListAPIView[Dataset]):
     serializer_class = api.DatasetSerializer
     pagination_class = Pagination
     parser_classes = [MultiPartParser]
+    extra_error_codes = {"413": "The file is larger than PRB_UPLOAD_MAX_BYTES."}
 
     def get_queryset(self) -> QuerySet[Dataset]:
         return Dataset.objects.annotate(pair_count=Count("pairs")).order_by("name")
@@ -148,6 +151,9 @@ class DatasetList(generics.ListAPIView[Dataset]):
         form = api.DatasetImportSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
+        if upload.size is not None and upload.size > settings.PRB_UPLOAD_MAX_BYTES:
+            message = too_large_message()
+            return Response(error_body(message, {"file": [message]}), status=413)
         try:
             report = import_upload(
                 upload.file,
@@ -236,14 +242,8 @@ class CampaignList(generics.ListCreateAPIView[Campaign]):
         return api.CampaignSerializer
 
     def get_queryset(self) -> QuerySet[Campaign]:
-        campaigns = Campaign.objects.select_related("created_by").order_by("-created_at", "-id")
-        if is_staff(self.request.user):
-            return campaigns
-        user_id = self.request.user.pk
-        assert user_id is not None  # IsAuthenticated ran first
-        return campaigns.filter(
-            memberships__user_id=user_id, memberships__role=Membership.Role.MANAGER
-        )
+        campaigns = managed_campaigns(self.request.user).select_related("created_by")
+        return campaigns.order_by("-created_at", "-id")
 
     @extend_schema(responses={201: api.CampaignSerializer})
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -14,6 +14,8 @@ a secret: anyone who has seen a participant id could type it. So:
   (Prolific sends the same three again when the participant reopens their study). Anything
   else is refused (``ResumeRefused``): the visitor is not logged in.
 - Passwords, staff and every account not made by an invite link are never logged in here.
+- A first join is admitted by ``join_limits``: the campaign's own Prolific study only (when it
+  names one), and a share of the campaign's slots per client address.
 """
 
 import hashlib
@@ -26,6 +28,11 @@ from dataclasses import asdict, dataclass
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from prb_annotate.campaigns.join_limits import (
+    admit_new_account,
+    check_study,
+    record_new_account,
+)
 from prb_annotate.campaigns.lifecycle import (
     PROLIFIC_USERNAME_PREFIX,
     InvalidInvite,
@@ -88,19 +95,23 @@ def resume_cookie_name(campaign: Campaign) -> str:
     return f"{RESUME_COOKIE_PREFIX}{campaign.pk}"
 
 
-def join_as_participant(token: str, ids: StudyIds, *, resume_key: str = "") -> ParticipantJoin:
+def join_as_participant(
+    token: str, ids: StudyIds, *, resume_key: str = "", address: str = ""
+) -> ParticipantJoin:
     """Make the participant's account on first join, or resume it as the module says.
 
-    ``resume_key`` is the key from the browser's cookie (empty when it has none). Raises
-    InvalidInvite, InviteClosed or ResumeRefused; nothing is written when it raises.
+    ``resume_key`` is the key from the browser's cookie (empty when it has none), ``address``
+    the client's (``prb_annotate.addresses``). Raises InvalidInvite, InviteClosed,
+    ResumeRefused or ``join_limits.JoinRefused``; nothing is written when it raises.
     """
     campaign = campaign_for_token(token)
     if campaign.status == Campaign.Status.CLOSED:
         raise InviteClosed("This campaign is closed.")
     existing = _participant(campaign, ids.participant_id)
     if existing is None:
+        check_study(campaign, ids.study_id)
         try:
-            return _first_join(campaign, ids)
+            return _first_join(campaign, ids, address)
         except IntegrityError:
             # The same participant's other request (a double click) made the account first.
             existing = _participant(campaign, ids.participant_id)
@@ -117,10 +128,11 @@ def _participant(campaign: Campaign, participant_id: str) -> Participant | None:
     )
 
 
-def _first_join(campaign: Campaign, ids: StudyIds) -> ParticipantJoin:
+def _first_join(campaign: Campaign, ids: StudyIds, address: str) -> ParticipantJoin:
     username = f"{PROLIFIC_USERNAME_PREFIX}{campaign.pk}-{ids.participant_id}"
     key = secrets.token_urlsafe(32)
     with transaction.atomic():
+        admit_new_account(campaign, address)
         if User.objects.filter(username=username).exists():
             # An account of another kind carries this name: never open it through a link.
             raise InvalidInvite("This participant id cannot be used here.")
@@ -138,6 +150,7 @@ def _first_join(campaign: Campaign, ids: StudyIds) -> ParticipantJoin:
         membership = Membership.objects.create(
             campaign=campaign, user=user, role=Membership.Role.ANNOTATOR, **asdict(ids)
         )
+        record_new_account(campaign, user, address)
     return ParticipantJoin(membership, key)
 
 

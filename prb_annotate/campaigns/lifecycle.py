@@ -43,6 +43,7 @@ CAMPAIGN_SETTINGS = frozenset(
         "fast_answer_seconds",
         "quota_per_annotator",
         "completion_url",
+        "prolific_study_id",
         "show_timer",
     }
 )

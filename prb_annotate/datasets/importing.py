@@ -25,6 +25,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from psycopg import Copy
 
+from prb_annotate.datasets.provenance import display_name, sources_sha256
 from prb_annotate.datasets.readers import SUFFIXES, BadEntry, Unreadable, read_entries
 from prb_annotate.datasets.records import (
     SHAPE_KEY,
@@ -143,6 +144,7 @@ class ImportFailed(Exception):
 class ImportReport:
     dataset: Dataset
     source: str
+    source_sha256: str = ""
     created: int = 0
     updated: int = 0
     unchanged: int = 0
@@ -174,6 +176,7 @@ class ImportReport:
             "dataset": self.dataset.name,
             "dataset_id": self.dataset.pk,
             "source": self.source,
+            "source_sha256": self.source_sha256,
             "created": self.created,
             "updated": self.updated,
             "unchanged": self.unchanged,
@@ -191,6 +194,8 @@ class Source:
     suffix: str
     open: Callable[[], AbstractContextManager[IO[bytes]]]
     default_category: str = ""
+    # What a compressed file may decode to (uploads: PRB_UPLOAD_MAX_EXPANDED_BYTES); None: all.
+    max_expanded_bytes: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +234,8 @@ def import_path(
     return import_sources(
         sources,
         dataset_name,
-        source=source or str(path.resolve()),
+        source=source or display_name(path),
+        source_sha256=sources_sha256(sources, folder=path.is_dir()),
         update=update,
         max_text_chars=max_text_chars,
     )
@@ -253,11 +259,13 @@ def import_upload(
     if stream.seekable():
         # A form or a size check may have read the upload already.
         stream.seek(0)
-    upload = Source(name, suffix, lambda: nullcontext(stream))
+    limit = settings.PRB_UPLOAD_MAX_EXPANDED_BYTES
+    upload = Source(name, suffix, lambda: nullcontext(stream), max_expanded_bytes=limit)
     return import_sources(
         [upload],
         dataset_name,
         source=f"upload:{name}",
+        source_sha256=sources_sha256([upload], folder=False),
         update=update,
         max_text_chars=max_text_chars,
     )
@@ -330,6 +338,7 @@ def import_sources(
     dataset_name: str,
     *,
     source: str,
+    source_sha256: str,
     update: bool,
     max_text_chars: int | None,
 ) -> ImportReport:
@@ -339,7 +348,8 @@ def import_sources(
         raise ImportFailed([Problem(sources[0].name, None, "dataset", message)])
     limit = settings.PRB_MAX_TEXT_CHARS if max_text_chars is None else max_text_chars
     with transaction.atomic():
-        dataset, created = Dataset.objects.get_or_create(name=name, defaults={"source": source})
+        provenance = {"source": source, "source_sha256": source_sha256}
+        dataset, created = Dataset.objects.get_or_create(name=name, defaults=provenance)
         # Two imports into one dataset would both see an id as new and one would fail on the
         # unique constraint; the row lock makes the second wait and then see the first's rows.
         # NO KEY: rows that only reference the dataset (a new campaign) need not wait.
@@ -352,9 +362,11 @@ def import_sources(
             for item in sources:
                 importer.read(item)
             report = importer.finish(source)
-        if not created and (report.created or report.updated) and dataset.source != source:
-            dataset.source = source
-            dataset.save(update_fields=["source", "updated_at"])
+        report.source_sha256 = source_sha256
+        changed = (dataset.source, dataset.source_sha256) != (source, source_sha256)
+        if not created and (report.created or report.updated) and changed:
+            dataset.source, dataset.source_sha256 = source, source_sha256
+            dataset.save(update_fields=["source", "source_sha256", "updated_at"])
     return report
 
 
@@ -415,7 +427,10 @@ class Importer:
         unit = "row" if source.suffix == ".parquet" else "line"
         try:
             with source.open() as stream:
-                for line, entry, plain in read_entries(stream, source.suffix):
+                entries = read_entries(
+                    stream, source.suffix, max_expanded_bytes=source.max_expanded_bytes
+                )
+                for line, entry, plain in entries:
                     where = Location(source.name, unit, line)
                     if isinstance(entry, BadEntry):
                         self.problem(where.problem(entry.field, entry.message))

@@ -25,13 +25,16 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from prb_annotate.datasets import parquet_limits
 from prb_annotate.datasets.records import type_name
+from prb_annotate.jsondepth import MAX_JSON_DEPTH, too_deep
 
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 SUFFIXES = JSONL_SUFFIXES | {".json", ".csv", ".parquet"}
 CSV_JSON_COLUMNS = ("profile", "rubric_aspects")
 CSV_OPTIONAL_COLUMNS = ("id", "category", "narrative", *CSV_JSON_COLUMNS)
 PARQUET_BATCH_ROWS = 1000
+CELL_TOO_DEEP = f"the JSON in the cell nests deeper than {MAX_JSON_DEPTH} levels"
 
 
 class Unreadable(Exception):
@@ -65,14 +68,18 @@ class Entry(NamedTuple):
     plain: bool = False
 
 
-def read_entries(stream: IO[bytes], suffix: str) -> Iterator[Entry]:
+def read_entries(
+    stream: IO[bytes], suffix: str, *, max_expanded_bytes: int | None = None
+) -> Iterator[Entry]:
+    """The file's entries. ``max_expanded_bytes`` bounds what a compressed file (Parquet) may
+    decode to (``parquet_limits.py``); None reads it whole, as a local file is."""
     if suffix in JSONL_SUFFIXES:
         return read_jsonl(stream)
     if suffix == ".json":
         return read_json(stream)
     if suffix == ".csv":
         return read_csv(stream)
-    return read_parquet(stream)
+    return read_parquet(stream, max_expanded_bytes)
 
 
 def read_jsonl(lines: Iterable[bytes]) -> Iterator[Entry]:
@@ -236,21 +243,34 @@ def csv_record(header: list[str], cells: list[str]) -> "dict[str, Any] | BadEntr
             continue
         if column in CSV_JSON_COLUMNS:
             try:
-                record[column] = json.loads(cell)
+                value = json.loads(cell)
             except json.JSONDecodeError as exc:
                 return BadEntry(f"invalid JSON in the cell: {exc.msg} (column {exc.colno})", column)
+            except RecursionError:
+                return BadEntry(CELL_TOO_DEEP, column)
+            if too_deep(value):
+                return BadEntry(CELL_TOO_DEEP, column)
+            record[column] = value
         else:
             record[column] = cell
     return record
 
 
-def read_parquet(stream: IO[bytes]) -> Iterator[Entry]:
+def read_parquet(stream: IO[bytes], max_expanded_bytes: int | None = None) -> Iterator[Entry]:
     try:
-        parquet = pq.ParquetFile(stream)
+        if max_expanded_bytes is None:
+            parquet = pq.ParquetFile(stream)
+            budget = None
+        else:
+            parquet, budget = parquet_limits.bounded_file(stream, max_expanded_bytes)
         row = 0
         for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+            if budget is not None:
+                budget.spend(batch)
             for record in batch.to_pylist():
                 row += 1
                 yield Entry(row, record)
+    except parquet_limits.ExpandsTooFar as exc:
+        raise Unreadable(str(exc)) from exc
     except (pa.ArrowException, OSError) as exc:
         raise Unreadable(f"invalid Parquet file: {exc}") from exc

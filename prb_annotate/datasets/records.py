@@ -242,7 +242,10 @@ def parse_record(
     if SHAPE_KEY in record.extra:
         check.add(SHAPE_KEY, "this field name is reserved")
     for key, value in record.extra.items():
-        if isinstance(value, str):
+        if has_nul(key):
+            # Shown escaped: the name itself is what cannot be stored (nor printed).
+            check.add(key.replace("\x00", "\\x00"), "field name contains a NUL character")
+        elif isinstance(value, str):
             check.text(key, value)
 
     absent = [key for key in OPTIONAL_FIELDS if key not in raw]
@@ -275,6 +278,8 @@ def parse_id(value: Any, check: Checker, shape: dict[str, Any]) -> str | None:
         return None
     if not value.strip():
         check.add("id", "empty id")
+    elif has_nul(value):
+        check.add("id", "contains a NUL character")
     elif len(value) > MAX_ID_CHARS:
         check.add("id", f"longer than {MAX_ID_CHARS} characters")
     return value

@@ -9,6 +9,7 @@ from typing import Any
 
 from prb_annotate.exports.layout import ANNOTATIONS, CARD, annotations_path
 from prb_annotate.exports.manifest import ADJUDICATION_RULE
+from prb_annotate.exports.markdown import plain_text, source_words
 
 READERS = {
     "jsonl": "pd.read_json({!r}, lines=True)",
@@ -69,11 +70,11 @@ def introduction(manifest: dict[str, Any]) -> list[str]:
     campaign, dataset, counts = manifest["campaign"], manifest["dataset"], manifest["counts"]
     pairs = counts["pairs"]
     return [
-        f"# {campaign['name']}: {manifest['subset']} pairs",
+        f"# {plain_text(campaign['name'])}: {manifest['subset']} pairs",
         "",
         f"Exported by prb-annotate {manifest['tool']['version']} from campaign "
-        f'{campaign["id"]} over dataset "{dataset["name"]}"'
-        + (f" ({dataset['source']})" if dataset["source"] else "")
+        f'{campaign["id"]} over dataset "{plain_text(dataset["name"])}"'
+        + (f" ({source_words(dataset)})" if dataset["source"] else "")
         + ".",
         "",
         f"Each pair was judged by k = {manifest['k']} annotators. Of {pairs['total']} pairs, "
@@ -94,7 +95,7 @@ def introduction(manifest: dict[str, Any]) -> list[str]:
 def config_table(manifest: dict[str, Any]) -> list[str]:
     """One row per config with its file, the annotations last."""
     rows = [
-        f"| {config['config_name']} | {config['category']} | {config['rows']} "
+        f"| {config['config_name']} | {plain_text(config['category'])} | {config['rows']} "
         f"| `{config['path']}` |"
         for config in manifest["configs"]
     ]

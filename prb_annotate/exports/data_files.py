@@ -6,7 +6,6 @@ known. Each file, once finished, gives its manifest entry (``ExportedFile``): pa
 sha256 and size.
 """
 
-import csv
 import hashlib
 import json
 import pickle
@@ -19,6 +18,7 @@ from typing import Any, Protocol
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from prb_annotate import spreadsheets
 from prb_annotate.exports.slices import (
     ARROW_FAILURES,
     Columns,
@@ -248,7 +248,7 @@ class CsvSink:
     def __init__(self, path: Path, columns: list[str]) -> None:
         self.columns = columns
         self.file = path.open("w", encoding="utf-8", newline="")
-        self.writer = csv.writer(self.file, lineterminator="\n")
+        self.writer = spreadsheets.writer(self.file, lineterminator="\n")
         self.writer.writerow(columns)
 
     def write(self, rows: list[Record]) -> None:

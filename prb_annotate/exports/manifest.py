@@ -134,6 +134,7 @@ def dataset_entry(dataset: Dataset) -> dict[str, Any]:
         "id": dataset.pk,
         "name": dataset.name,
         "source": dataset.source,
+        "source_sha256": dataset.source_sha256,
         "description": dataset.description,
     }
 

@@ -19,11 +19,17 @@ from django.urls import path, reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST
 
-from prb_annotate.access import is_staff, managed_campaign_or_404, staff_required
+from prb_annotate.access import (
+    is_staff,
+    managed_campaign_or_404,
+    managed_campaigns,
+    staff_required,
+)
 from prb_annotate.audit import charts as svg
 from prb_annotate.audit import sample_report
 from prb_annotate.audit.exclusions import exclusion_history
 from prb_annotate.audit.quality import LEFT_OUT_REASONS, OUTLIER_RULES
+from prb_annotate.campaigns.join_limits import accounts_per_address, slot_count
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     add_member,
@@ -32,7 +38,13 @@ from prb_annotate.campaigns.lifecycle import (
 )
 from prb_annotate.campaigns.planned_sample import SamplePlanError, plan_for_dataset
 from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress, dashboard_figures
-from prb_annotate.forms import PLAN_FIELDS, AddMemberForm, CampaignForm, QualitySettingsForm
+from prb_annotate.forms import (
+    PLAN_FIELDS,
+    AddMemberForm,
+    CampaignForm,
+    QualitySettingsForm,
+    StudyIdForm,
+)
 from prb_annotate.models import Campaign, Membership
 
 # The buttons each status offers: (target status, label).
@@ -59,20 +71,20 @@ PROLIFIC_SUFFIX = (
 @login_required
 def campaign_list(request: HttpRequest) -> HttpResponse:
     """Every campaign for staff; for other users the campaigns they manage (404 if none)."""
-    campaigns = Campaign.objects.select_related("dataset").annotate(
-        item_count=Count("items", distinct=True),
-        annotator_count=Count(
-            "memberships",
-            filter=Q(memberships__role=Membership.Role.ANNOTATOR),
-            distinct=True,
-        ),
-    )
-    if not is_staff(request.user):
-        campaigns = campaigns.filter(
-            memberships__user=cast(User, request.user), memberships__role=Membership.Role.MANAGER
+    campaigns = (
+        managed_campaigns(request.user)
+        .select_related("dataset")
+        .annotate(
+            item_count=Count("items", distinct=True),
+            annotator_count=Count(
+                "memberships",
+                filter=Q(memberships__role=Membership.Role.ANNOTATOR),
+                distinct=True,
+            ),
         )
-        if not campaigns.exists():
-            raise Http404("No campaign to manage.")
+    )
+    if not is_staff(request.user) and not campaigns.exists():
+        raise Http404("No campaign to manage.")
     context = {"campaigns": campaigns.order_by("-created_at"), "can_create": is_staff(request.user)}
     return render(request, "prb_annotate/campaign_list.html", context)
 
@@ -99,6 +111,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 reservation_minutes=data["reservation_minutes"],
                 quota_per_annotator=data["quota_per_annotator"],
                 completion_url=data["completion_url"],
+                prolific_study_id=data["prolific_study_id"],
                 majority_threshold=data["majority_threshold"],
                 show_timer=data["show_timer"],
                 min_gold_accuracy=data["min_gold_accuracy"],
@@ -160,7 +173,12 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 def _render_dashboard(
-    request: HttpRequest, campaign: Campaign, member_form: AddMemberForm, *, status: int = 200
+    request: HttpRequest,
+    campaign: Campaign,
+    member_form: AddMemberForm | None = None,
+    *,
+    study_form: StudyIdForm | None = None,
+    status: int = 200,
 ) -> HttpResponse:
     invite_url = request.build_absolute_uri(reverse("join", args=[campaign.invite_token]))
     members = campaign.memberships.select_related("user").order_by("role", "user__username")
@@ -176,7 +194,10 @@ def _render_dashboard(
         "invite_url": invite_url,
         "prolific_url": invite_url + PROLIFIC_SUFFIX,
         "members": members,
-        "member_form": member_form,
+        "member_form": member_form or AddMemberForm(),
+        "study_form": study_form or StudyIdForm(instance=campaign),
+        "slots": slot_count(campaign),
+        "accounts_per_address": accounts_per_address(campaign),
         "actions": STATUS_ACTIONS.get(campaign.status, []),
         "annotator_rows": annotator_rows(progress.annotators, figures["annotators"]),
         "outlier_rules": OUTLIER_RULES,
@@ -242,6 +263,25 @@ def campaign_add_member(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+def campaign_study(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Set the Prolific study whose participants the invite link admits (empty: any)."""
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    form = StudyIdForm(request.POST, instance=campaign)
+    if not form.is_valid():
+        return _render_dashboard(request, campaign, study_form=form, status=400)
+    form.save()
+    study = campaign.prolific_study_id
+    messages.success(
+        request,
+        f"The invite link now admits participants of study {study} only."
+        if study
+        else "The invite link now admits participants of any study.",
+    )
+    return redirect(reverse("campaign_detail", args=[campaign.pk]) + "#invite")
+
+
+@login_required
+@require_POST
 def campaign_status(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
     wanted = request.POST.get("status", "")
@@ -278,5 +318,6 @@ urlpatterns = [
     path("<row_id:campaign_id>/", campaign_detail, name="campaign_detail"),
     path("<row_id:campaign_id>/members/", campaign_add_member, name="campaign_add_member"),
     path("<row_id:campaign_id>/status/", campaign_status, name="campaign_status"),
+    path("<row_id:campaign_id>/study/", campaign_study, name="campaign_study"),
     path("<row_id:campaign_id>/close/", campaign_close, name="campaign_close"),
 ]

@@ -5,24 +5,22 @@ from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from prb_annotate.access import is_staff
+from prb_annotate.access import annotator_memberships, is_staff, managed_campaigns
 from prb_annotate.campaigns.progress import annotator_standing
-from prb_annotate.models import Campaign, Dataset, Membership
+from prb_annotate.models import Campaign, Dataset
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     user = cast(User, request.user)  # login_required
     memberships = (
-        Membership.objects.filter(user=user, role=Membership.Role.ANNOTATOR)
+        annotator_memberships(user)
         .exclude(campaign__status=Campaign.Status.DRAFT)
         .select_related("campaign")
         .order_by("campaign__name")
     )
     staff = is_staff(user)
-    managed = Campaign.objects.all()
-    if not staff:
-        managed = managed.filter(memberships__user=user, memberships__role=Membership.Role.MANAGER)
+    managed = managed_campaigns(user)
     context = {
         # Each annotator sees how far they are in each campaign: one statement per campaign.
         "memberships": [(m, annotator_standing(m.campaign, user)) for m in memberships],

@@ -15,6 +15,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
 
+from prb_annotate.addresses import client_address
+from prb_annotate.campaigns.join_limits import JoinRefused, WrongStudy, check_study
 from prb_annotate.campaigns.joining import (
     PROLIFIC_PARAMS,
     RESUME_COOKIE_MAX_AGE,
@@ -34,7 +36,7 @@ from prb_annotate.campaigns.lifecycle import (
     InviteNeedsLogin,
     join_by_invite,
 )
-from prb_annotate.models import Campaign, Membership
+from prb_annotate.models import Campaign, Membership, Participant
 
 
 def join(request: HttpRequest, token: str) -> HttpResponse:
@@ -67,7 +69,11 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         resume_cookie_name(campaign), default="", salt=RESUME_COOKIE_SALT
     )
     try:
-        joined = join_as_participant(token, ids, resume_key=str(resume_key))
+        joined = join_as_participant(
+            token, ids, resume_key=str(resume_key), address=client_address(request)
+        )
+    except JoinRefused as error:
+        return _refused(request, campaign, str(error), status=error.status)
     except (ResumeRefused, InvalidInvite) as error:
         return _refused(request, campaign, str(error), status=403)
     except InviteClosed:
@@ -114,6 +120,11 @@ def _join_with_account(
 def _start_page(
     request: HttpRequest, campaign: Campaign, token: str, ids: StudyIds | None
 ) -> HttpResponse:
+    if ids is not None and not _has_account(campaign, ids):
+        try:
+            check_study(campaign, ids.study_id)  # said before the start button, not after
+        except WrongStudy as error:
+            return _refused(request, campaign, str(error), status=error.status)
     values = (ids.participant_id, ids.study_id, ids.session_id) if ids else ("", "", "")
     prolific = dict(zip(PROLIFIC_PARAMS, values, strict=True))
     context = {"campaign": campaign, "prolific": prolific, "token": token}
@@ -143,6 +154,10 @@ def _keep_resume_key(
         httponly=True,
         samesite="Lax",
     )
+
+
+def _has_account(campaign: Campaign, ids: StudyIds) -> bool:
+    return Participant.objects.filter(campaign=campaign, participant_id=ids.participant_id).exists()
 
 
 def _is_annotator(campaign: Campaign, user_id: int) -> bool:

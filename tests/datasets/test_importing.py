@@ -43,7 +43,9 @@ def test_it_imports_jsonl_in_the_official_schema(db, tmp_path) -> None:
     assert (report.created, report.updated, report.unchanged) == (2, 0, 0)
     assert report.categories == {ART: 1, LIFE: 1}
     assert report.dataset.name == "prb"
-    assert report.dataset.source == str(path.resolve())
+    # The file's name and its sha256, never where it lay on the server.
+    assert report.dataset.source == "data.jsonl"
+    assert report.dataset.source_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     assert "2 created" in report.summary
     pair = Pair.objects.get(external_id="r001")
     assert pair.question == official(1)["question"]
@@ -195,7 +197,9 @@ def test_it_adds_new_records_to_an_existing_dataset(db, tmp_path) -> None:
     report = import_path(write_jsonl(tmp_path / "b.jsonl", [official(2), official(3)]), "prb")
     assert (report.created, report.unchanged) == (1, 1)
     assert Pair.objects.count() == 3
-    assert Dataset.objects.get().source == str((tmp_path / "b.jsonl").resolve())
+    assert Dataset.objects.get().source == "b.jsonl"
+    digest = hashlib.sha256((tmp_path / "b.jsonl").read_bytes()).hexdigest()
+    assert Dataset.objects.get().source_sha256 == digest
 
 
 def test_it_refuses_changed_content_unless_asked_to_update(db, tmp_path) -> None:
@@ -318,6 +322,7 @@ def test_it_describes_the_import_as_a_dict(db, tmp_path) -> None:
         "dataset": "prb",
         "dataset_id": report.dataset.pk,
         "source": "s3://bucket/data.jsonl",
+        "source_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         "created": 1,
         "updated": 0,
         "unchanged": 0,

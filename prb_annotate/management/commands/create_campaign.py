@@ -42,6 +42,11 @@ class Command(BaseCommand):
         parser.add_argument("--quota", type=int, help="items per annotator")
         parser.add_argument("--reservation-minutes", type=int, help="reservation timeout")
         parser.add_argument("--completion-url", default="", help="e.g. a Prolific completion link")
+        parser.add_argument(
+            "--prolific-study-id",
+            default="",
+            help="invite links with another STUDY_ID make no account (docs/operations.md)",
+        )
         parser.add_argument("--activate", action="store_true", help="start it active")
         planned = parser.add_argument_group("planned sample (instead of --sample)")
         planned.add_argument(
@@ -158,6 +163,8 @@ def run(options: dict[str, Any]) -> Campaign:
         settings["reservation_minutes"] = options["reservation_minutes"]
     if options.get("completion_url"):
         settings["completion_url"] = options["completion_url"]
+    if options.get("prolific_study_id"):
+        settings["prolific_study_id"] = options["prolific_study_id"]
     try:
         campaign = create_campaign(
             dataset,

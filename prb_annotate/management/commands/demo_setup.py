@@ -29,6 +29,8 @@ BASELINES = ("builtin:length", "builtin:profile-overlap", "builtin:random")
 DEMO_SELF_CHECK = 8
 DEMO_DATASET = "prb-demo"
 DEMO_CAMPAIGN = "PRB demo validation"
+# The demo campaign takes participants of this (made-up) Prolific study only.
+DEMO_STUDY_ID = "demo-study"
 DEMO_MANAGER = ("manager", "manager-demo-pass")
 DEMO_ANNOTATORS = [
     ("alice", "alice-demo-pass"),
@@ -94,6 +96,7 @@ class Command(BaseCommand):
                 seed=2026,
                 created_by=manager,
                 guidelines=DEMO_GUIDELINES,
+                prolific_study_id=DEMO_STUDY_ID,
                 activate=True,
             )
         add_member(campaign, manager, role="manager")
@@ -130,5 +133,13 @@ class Command(BaseCommand):
         write(f"  manager    {DEMO_MANAGER[0]} / {DEMO_MANAGER[1]}   (datasets, dashboard, audit)")
         for name, password in DEMO_ANNOTATORS:
             write(f"  annotator  {name} / {password}")
-        write(f"Invite link for new annotators: {base}/join/{campaign.invite_token}/")
+        invite = f"{base}/join/{campaign.invite_token}/"
+        write(f"Invite link for new annotators: {invite}")
+        study = campaign.prolific_study_id
+        if study:
+            write(
+                f"As a participant of its Prolific study '{study}' (another STUDY_ID is "
+                f"refused): {invite}?PROLIFIC_PID=demo-participant-1&STUDY_ID={study}"
+                "&SESSION_ID=demo-session-1"
+            )
         write("")

@@ -1,0 +1,52 @@
+"""Where a dataset came from, said without a path on the server: the imported file's name (or
+folder's) and a sha256 that identifies its content.
+
+A file's digest is the sha256 of its bytes, the value ``sha256sum FILE`` prints. A folder's
+is the sha256 of the ``sha256sum`` lines of the files read from it (``<sha256>  <path>``, one
+per line, paths relative to the folder, in the order they are read), so that anyone holding
+the same folder computes the same value:
+``(cd FOLDER && sha256sum FILE...) | sha256sum`` over those files.
+"""
+
+import hashlib
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import IO, Protocol
+
+BLOCK_BYTES = 1 << 20
+
+
+class Readable(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def open(self) -> Callable[[], AbstractContextManager[IO[bytes]]]: ...
+
+
+def stream_sha256(stream: IO[bytes]) -> str:
+    """The sha256 of what is left to read in ``stream``; a seekable stream is rewound after."""
+    start = stream.tell() if stream.seekable() else None
+    digest = hashlib.sha256()
+    while block := stream.read(BLOCK_BYTES):
+        digest.update(block)
+    if start is not None:
+        stream.seek(start)
+    return digest.hexdigest()
+
+
+def sources_sha256(sources: Sequence[Readable], *, folder: bool) -> str:
+    """The digest of one file, or of a folder's files (as the module says)."""
+    digests = []
+    for source in sources:
+        with source.open() as stream:
+            digests.append((stream_sha256(stream), source.name))
+    if not folder and len(digests) == 1:
+        return digests[0][0]
+    listing = "".join(f"{digest}  {name}\n" for digest, name in digests)
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def display_name(path: Path) -> str:
+    """The name a dataset keeps of the file or folder it was imported from."""
+    return path.resolve().name or str(path)

