@@ -32,7 +32,7 @@ import pandas as pd
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
-from prb_annotate.audit.exclusions import campaign_quality, request_replacement_annotations
+from prb_annotate.audit.exclusions import campaign_quality, sync_replacement_slots
 from prb_annotate.audit.frames import annotations_frame, campaign_audit, items_frame
 from prb_annotate.campaigns.model_annotator import ANNOTATOR_MODE
 from prb_annotate.campaigns.progress import completion_times
@@ -158,7 +158,7 @@ def cached(
 ) -> T:
     """``compute()``'s result for the campaign, recomputed only when the change stamp moved.
 
-    ``before_compute`` runs first on a recompute (asking for replacement slots, which moves
+    ``before_compute`` runs first on a recompute (syncing replacement slots, which moves
     the stamp itself); the stamp is then read again, so the result is kept with the stamp of
     the state it was computed from (or an older one, which only means one recompute more).
     The result is shared between requests: callers must not change it.
@@ -200,13 +200,14 @@ def campaign_audit_cached(
     campaign: Campaign, *, resamples: int = 1000, seed: int | None = None
 ) -> dict[str, Any]:
     """``frames.campaign_audit``, kept until the change stamp moves. A recompute first asks
-    for replacement slots, so that the pairs it reports as waiting can be annotated."""
+    for replacement slots (and withdraws those no longer needed), so that the pairs it
+    reports as waiting can be annotated."""
     seed = campaign.seed if seed is None else seed
     return cached(
         campaign,
         f"report:{resamples}:{seed}",
         lambda: campaign_audit(campaign, resamples=resamples, seed=seed),
-        before_compute=lambda: request_replacement_annotations(campaign),
+        before_compute=lambda: sync_replacement_slots(campaign),
     )
 
 
@@ -227,7 +228,7 @@ def dashboard_figures(campaign: Campaign) -> dict[str, Any]:
         campaign,
         "dashboard",
         compute,
-        before_compute=lambda: request_replacement_annotations(campaign),
+        before_compute=lambda: sync_replacement_slots(campaign),
     )
 
 
