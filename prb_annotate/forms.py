@@ -21,7 +21,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 
 from prb_annotate.audit import listing, verdicts
 from prb_annotate.audit.sampling import PlanTargets
-from prb_annotate.campaigns.accounts import AnnotatorListError, parse_annotators
+from prb_annotate.campaigns.accounts import AnnotatorListError, parse_annotator_sources
 from prb_annotate.campaigns.editing import change_errors
 from prb_annotate.models import Adjudication, Campaign, Dataset
 
@@ -418,16 +418,21 @@ class AddAnnotatorsForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
-        text = cleaned.get("usernames") or ""
+        sources = []
+        if (cleaned.get("usernames") or "").strip():
+            sources.append(("the list", cleaned["usernames"]))
         upload = cleaned.get("csv_file")
         if upload is not None:
             try:
-                text = "\n".join(part for part in (text, upload.read().decode("utf-8-sig")) if part)
+                sources.append((upload.name or "the file", upload.read().decode("utf-8-sig")))
             except UnicodeDecodeError:
                 self.add_error("csv_file", "The file is not UTF-8 text.")
                 return cleaned
+        if not sources:
+            self.add_error(None, "Give usernames or a CSV file.")
+            return cleaned
         try:
-            cleaned["entries"] = parse_annotators(text)
+            cleaned["entries"] = parse_annotator_sources(sources)
         except AnnotatorListError as error:
             self.add_error(None, error.problems)
         return cleaned

@@ -68,21 +68,53 @@ class AnnotatorListError(ValueError):
         self.problems = problems
 
 
-def parse_annotators(text: str) -> list[AnnotatorEntry]:
+def parse_annotators(text: str, *, source: str = "") -> list[AnnotatorEntry]:
     """Annotators from pasted text or a CSV file's text.
 
     A first row naming a ``username`` column makes the text a CSV read by its columns
     (``email`` optional). Otherwise each line holds usernames separated by commas,
     semicolons, tabs or spaces, each optionally followed by its email. Blank lines and lines
-    starting with ``#`` are skipped. Raises AnnotatorListError naming every bad line.
+    starting with ``#`` are skipped. Raises AnnotatorListError naming every bad line (after
+    ``source``, a file's name, when given).
     """
+    try:
+        return _parse(text)
+    except AnnotatorListError as error:
+        if not source:
+            raise
+        raise AnnotatorListError([f"{source} {problem}" for problem in error.problems]) from None
+
+
+def parse_annotator_sources(sources: list[tuple[str, str]]) -> list[AnnotatorEntry]:
+    """``parse_annotators`` over several (source name, text), as one list: the problems of
+    each, and the names given in two of them."""
+    entries: list[AnnotatorEntry] = []
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for source, text in sources:
+        try:
+            found = parse_annotators(text, source=source)
+        except AnnotatorListError as error:
+            problems += error.problems
+            continue
+        for entry in found:
+            first = seen.setdefault(entry.username.lower(), source)
+            if first != source:
+                problems.append(f"{source} line {entry.line}: {entry.username} is in {first} too")
+        entries += found
+    if problems:
+        raise AnnotatorListError(problems)
+    return entries
+
+
+def _parse(text: str) -> list[AnnotatorEntry]:
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
     header = [cell.strip().lower() for cell in rows[0]] if rows else []
     if "username" in header:
         entries, problems = _from_columns(rows[1:], header)
     else:
         entries, problems = _from_lines(text.lstrip("\ufeff").splitlines())
-    problems += _duplicates(entries)
+    problems = sorted(problems + _duplicates(entries), key=_line_number)
     if not entries and not problems:
         problems.append("no username given")
     if len(entries) > MAX_ANNOTATORS:
@@ -90,6 +122,11 @@ def parse_annotators(text: str) -> list[AnnotatorEntry]:
     if problems:
         raise AnnotatorListError(problems)
     return entries
+
+
+def _line_number(problem: str) -> int:
+    """The N of a "line N: ..." problem, to list problems in the order of the text."""
+    return int(problem.split(":", 1)[0].removeprefix("line "))
 
 
 def _from_columns(
