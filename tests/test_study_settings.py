@@ -2,6 +2,8 @@
 upwards once started, a threshold change recomputes the audit, the status by its buttons);
 the dashboard's completion URL and links; the campaign form in groups."""
 
+from typing import Any
+
 import pytest
 from django.urls import reverse
 
@@ -106,7 +108,7 @@ def test_it_refuses_to_lower_k_through_the_api_once_started(
     ]
 
 
-def chosen_five_rejected_four(assignment: Assignment) -> dict[str, str]:
+def chosen_five_rejected_four(assignment: Assignment) -> dict[str, Any]:
     """The form's answers (A/B as shown) that fit the chosen answer, rated 5, the other 4."""
     chosen = assignment.chosen_position
     other = "B" if chosen == "A" else "A"
