@@ -196,7 +196,7 @@ def test_it_changes_only_the_audit_when_an_annotator_is_excluded_on_a_closed_cam
     page = client.get(reverse("campaign_detail", args=[campaign.pk]))
     assert page.context["pairs_short"] == 4
     html = page.content.decode()
-    assert "4 pairs left undecided by exclusions." in html
+    assert "4 pairs left without enough answers by exclusions." in html
     assert reverse("campaign_reopen", args=[campaign.pk]) in html
     api = client.get(f"/api/campaigns/{campaign.pk}/progress/").json()
     assert (api["pairs_short_of_answers"], api["replacement_slots_open"]) == (4, 0)

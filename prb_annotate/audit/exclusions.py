@@ -16,8 +16,8 @@ idempotent, safe when two requests race, and never lowers a target below the slo
 occupied (the invariant of ``campaigns/assignment.py``).
 
 A closed campaign is never given replacement slots: nobody can fill them, so an exclusion
-there changes the audit only (``pairs_short_of_answers`` counts the pairs it leaves
-undecided, and ``campaigns.lifecycle.reopen_for_replacements`` is the explicit way back).
+there changes the audit only (``pairs_short_of_answers`` counts the pairs it leaves without
+enough answers, and ``campaigns.lifecycle.reopen_for_replacements`` is the explicit way back).
 
 When the reason is lifted (the exclusion is lifted, a threshold changes, an annotator's gold
 accuracy recovers), ``withdraw_unneeded_replacements`` takes back the slots nobody has filled
@@ -289,8 +289,8 @@ def _occupied_slots(item_ids: list[int], now: datetime) -> dict[int, int]:
 
 def pairs_short_of_answers(campaign: Campaign, left_out: Collection[str] | None = None) -> int:
     """Regular pairs with answers out of the audit whose remaining answers are fewer than
-    their verdict counts (k + split-vote extras): the pairs those exclusions leave undecided
-    until replacements come in."""
+    their verdict counts (k + split-vote extras): pairs the audit cannot validate until
+    replacements come in (undecided, unless a failure is certain already)."""
     if left_out is None:
         left_out = left_out_annotators(campaign)
     dropped = dropped_answers(campaign, left_out)

@@ -5,7 +5,7 @@ a closed campaign for replacements.
 Replacement slots follow every change (``audit/exclusions.py``): raised so that the pairs
 whose answers left the audit can be annotated again, withdrawn where nobody filled them once
 answers come back. A closed campaign gets none; its dashboard says how many pairs an exclusion
-left undecided and offers to reopen it. Access as for the dashboard.
+left without enough answers and offers to reopen it. Access as for the dashboard.
 """
 
 from typing import cast
@@ -38,16 +38,16 @@ def _pairs(count: int) -> str:
 
 def _replacements_message(request: HttpRequest, campaign: Campaign) -> None:
     """What leaving answers out did: replacement slots opened on a running campaign, pairs
-    left undecided on a closed one (with the way to reopen it)."""
+    left short of answers on a closed one (with the way to reopen it)."""
     progress = campaign_progress(campaign, median_times=False)
     if campaign.status == Campaign.Status.CLOSED:
         short = pairs_short_of_answers(campaign)
         if short:
             messages.warning(
                 request,
-                f"The audit changed: {_pairs(short)} now lack answers and are undecided. The "
-                "campaign is closed, so nobody is asked for replacements; reopen it for "
-                "replacements from the dashboard to have them annotated.",
+                f"The audit changed: {_pairs(short)} now lack answers, so the audit cannot "
+                "validate them. The campaign is closed, so nobody is asked for replacements; "
+                "reopen it for replacements from the dashboard to have them annotated.",
             )
     elif progress.replacement_slots_open:
         messages.info(
