@@ -10,11 +10,16 @@ PORT ?= 8000
 
 # A stamp, not bin/activate: a venv made elsewhere must still get the requirements. The venv's
 # own pip installs every wheel here; upgrading it first cost an index round trip per fresh venv.
+# The project itself is installed in editable mode (no copy: the venv reads this checkout), so
+# `python -m evaluation` and `prb-evaluate` work from any folder; setuptools, pinned in
+# requirements.txt, builds it without another download.
 STAMP := $(VENV)/.requirements-installed
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -r requirements.txt
+	@echo "Installing the requirements into $(VENV): a minute or two on a fresh machine, about 2 GB (torch, CPU build)."
+	$(PY) -m pip install --quiet --progress-bar off -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -197,12 +197,22 @@ def write_outputs(result: ScoreResult, out_dir: str | Path) -> tuple[Path, Path]
 
 
 def _hidden_file(path: Path, written: list[Path]) -> IO[str]:
-    """A new hidden file beside ``path``, noted in ``written`` (to rename or remove)."""
+    """A new hidden file beside ``path``, noted in ``written`` (to rename or remove), with the
+    permissions a plain ``open`` would give it."""
     file = tempfile.NamedTemporaryFile(  # noqa: SIM115  # closed by the caller's with block
         "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
     )
     written.append(Path(file.name))
+    # A temporary file is made owner-only; the scores are results to share like any file.
+    os.chmod(file.name, 0o666 & ~current_umask())
     return file
+
+
+def current_umask() -> int:
+    """The process's umask (read by setting it and putting it back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _percent(value: float | None) -> str:

@@ -1,4 +1,5 @@
-"""Web forms: the campaign forms managers fill in, and the question set of the annotation page.
+"""Web forms: the campaign forms managers fill in (new campaign, settings, annotators, dataset
+upload), the sign-up invite's form, and the question set of the annotation page.
 
 The annotation page is not a Django ``Form``: its fields depend on the campaign (criteria and
 scale) and are parsed by ``annotating.answers_from_form``, so that the page and the API accept
@@ -9,15 +10,20 @@ was entered and the errors.
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.validators import RegexValidator
 
 from prb_annotate.audit import listing, rule
 from prb_annotate.audit.sampling import PlanTargets
+from prb_annotate.campaigns.accounts import AnnotatorListError, parse_annotator_sources
+from prb_annotate.campaigns.editing import change_errors
 from prb_annotate.models import Adjudication, Campaign, Dataset, EvaluationRun
 
 MAJORITY_BELOW_HALF = (
@@ -77,6 +83,17 @@ def study_id_field() -> forms.CharField:
         validators=[RegexValidator(r"^[A-Za-z0-9_-]*$", "Letters, digits, '-' and '_' only.")],
         help_text=STUDY_ID_HELP,
     )
+
+
+@dataclass(frozen=True)
+class FieldGroup:
+    """A group of a form's fields, as the template draws it (a fieldset, folded or open)."""
+
+    key: str
+    legend: str
+    fields: list[forms.BoundField]
+    open: bool
+    help_text: str = ""
 
 
 class CampaignForm(forms.Form):
@@ -186,6 +203,58 @@ class CampaignForm(forms.Form):
         help_text="To see the cost of the plan.",
     )
 
+    # (key, legend, field names): the form's groups in page order. The first is always open;
+    # the others start folded unless they hold an error or a value other than the default.
+    GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+        (
+            "basics",
+            "Basics",
+            (
+                "dataset",
+                "name",
+                "guidelines",
+                "annotations_per_pair",
+                "reservation_minutes",
+                "sample",
+                "seed",
+            ),
+        ),
+        (
+            "quality",
+            "Quality and gold",
+            (
+                "gold_pair_ids",
+                "gold_rate",
+                "majority_threshold",
+                "min_gold_accuracy",
+                "position_bias_max_p",
+                "fast_answer_seconds",
+            ),
+        ),
+        ("crowd", "Crowd and Prolific", ("quota_per_annotator", "completion_url", "show_timer")),
+        ("plan", "Planned sample", tuple(PLAN_FIELDS)),
+    )
+
+    def groups(self, *, previewing: bool = False) -> list[FieldGroup]:
+        """The fields by group, each open or folded (``previewing``: the plan group is open, as
+        its preview is what the manager asked to see)."""
+        grouped = {name for _, _, names in self.GROUPS for name in names}
+        # A field added without a group still shows, in the first one.
+        extra = tuple(name for name in self.fields if name not in grouped)
+        result = []
+        for index, (key, legend, names) in enumerate(self.GROUPS):
+            fields = [self[name] for name in (names + extra if index == 0 else names)]
+            is_open = index == 0 or (previewing and key == "plan") or self._touched(fields)
+            result.append(FieldGroup(key, legend, fields, is_open))
+        return result
+
+    def _touched(self, fields: list[forms.BoundField]) -> bool:
+        if any(field.errors for field in fields):
+            return True
+        return self.is_bound and any(
+            field.name in self.changed_data and self.data.get(field.name) for field in fields
+        )
+
     def sample_targets(self) -> PlanTargets | None:
         """The planned-sample targets entered, or None when no half-width was given."""
         data = self.cleaned_data
@@ -249,6 +318,103 @@ class StudyIdForm(forms.ModelForm[Campaign]):
         return str(self.cleaned_data["prolific_study_id"]).strip()
 
 
+# The settings page's groups: (key, legend, field names, what the group says of its rules).
+# A setting added to a group is on the page (CampaignSettingsForm reads its fields here).
+SETTINGS_GROUPS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    ("basics", "Basics", ("name", "guidelines"), ""),
+    (
+        "work",
+        "Annotators' work",
+        ("annotations_per_pair", "quota_per_annotator", "reservation_minutes", "show_timer"),
+        "k may take any value in a draft; once the campaign has started it only goes up.",
+    ),
+    (
+        "crowd",
+        "Crowd and Prolific",
+        ("completion_url", "prolific_study_id", "study_link_enabled", "signup_link_enabled"),
+        "A link turned off answers like a link that never existed; accounts made through "
+        "it keep working. Rotate a link on the dashboard to end the old one for good.",
+    ),
+    (
+        "verdict",
+        "Verdict thresholds",
+        ("quality_threshold", "majority_threshold"),
+        "A change recomputes the audit the next time it is opened.",
+    ),
+    (
+        "quality",
+        "Quality control",
+        ("min_gold_accuracy", "position_bias_max_p", "fast_answer_seconds"),
+        "Who is left out of the audit follows; replacement slots are asked for the pairs "
+        "whose answers leave, and withdrawn where nobody filled them when answers return.",
+    ),
+)
+
+
+class CampaignSettingsForm(forms.ModelForm[Campaign]):
+    """Everything that may change once a campaign exists, in the groups of SETTINGS_GROUPS;
+    the rules are in ``campaigns/editing.py`` (k only upwards once started, ...)."""
+
+    annotations_per_pair = forms.IntegerField(
+        label="Annotations per pair (k)", min_value=1, max_value=50
+    )
+    reservation_minutes = forms.IntegerField(
+        min_value=1,
+        max_value=24 * 60,
+        help_text="An item not submitted within this time goes back to the queue.",
+    )
+    quota_per_annotator = forms.IntegerField(
+        label="Quota per annotator",
+        required=False,
+        min_value=1,
+        help_text="Items each annotator does before the completion page; empty for no limit.",
+    )
+    completion_url = forms.URLField(
+        label="Completion URL",
+        required=False,
+        max_length=1000,
+        assume_scheme="https",
+        help_text="Where annotators go when their quota is done, e.g. Prolific's completion link.",
+    )
+    quality_threshold = forms.FloatField(
+        min_value=1.0,
+        help_text="Both answers need at least this median rating on every criterion.",
+    )
+    majority_threshold = forms.FloatField(
+        min_value=0.5,
+        max_value=0.99,
+        error_messages={"min_value": MAJORITY_BELOW_HALF},
+        help_text="A vote passes when the share of annotators on one side is above this.",
+    )
+    min_gold_accuracy = quality_field("min_gold_accuracy")
+    position_bias_max_p = quality_field("position_bias_max_p")
+    fast_answer_seconds = quality_field("fast_answer_seconds", required=True)
+
+    class Meta:
+        model = Campaign
+        fields = [name for _, _, names, _ in SETTINGS_GROUPS for name in names]
+        labels = {
+            "show_timer": "Show a timer to annotators",
+            "study_link_enabled": "Study link (Prolific) on",
+            "signup_link_enabled": "Sign-up invite on",
+        }
+        widgets = {"guidelines": forms.Textarea(attrs={"rows": 8})}
+
+    def groups(self) -> list[FieldGroup]:
+        return [
+            FieldGroup(key, legend, [self[name] for name in names], True, rules)
+            for key, legend, names, rules in SETTINGS_GROUPS
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        # Against the campaign as stored: the instance is updated only after clean().
+        for field, message in change_errors(self.instance, cleaned).items():
+            if field in self.fields:
+                self.add_error(field, message)
+        return cleaned
+
+
 class ExcludeAnnotatorForm(forms.Form):
     annotator = forms.IntegerField(widget=forms.HiddenInput)
     reason = forms.CharField(max_length=2000, help_text="Kept with the exclusion.")
@@ -263,6 +429,112 @@ class AddMemberForm(forms.Form):
         if user is None:
             raise forms.ValidationError(f"No user named {username!r}.")
         return user
+
+
+class AddAnnotatorsForm(forms.Form):
+    """Annotators to add, pasted or in a CSV file; read by ``accounts.parse_annotators``."""
+
+    usernames = forms.CharField(
+        label="Usernames",
+        required=False,
+        max_length=200_000,
+        widget=forms.Textarea(attrs={"rows": 4, "placeholder": "alice alice@example.org\nbob"}),
+        help_text="One or more per line, each optionally followed by an email.",
+    )
+    csv_file = forms.FileField(
+        label="or a CSV file",
+        required=False,
+        help_text="With a username column, and an email column if you like.",
+    )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        sources = []
+        if (cleaned.get("usernames") or "").strip():
+            sources.append(("the list", cleaned["usernames"]))
+        upload = cleaned.get("csv_file")
+        if upload is not None:
+            try:
+                sources.append((upload.name or "the file", upload.read().decode("utf-8-sig")))
+            except UnicodeDecodeError:
+                self.add_error("csv_file", "The file is not UTF-8 text.")
+                return cleaned
+        if not sources:
+            self.add_error(None, "Give usernames or a CSV file.")
+            return cleaned
+        try:
+            cleaned["entries"] = parse_annotator_sources(sources)
+        except AnnotatorListError as error:
+            self.add_error(None, error.problems)
+        return cleaned
+
+
+class SignUpForm(forms.Form):
+    """The sign-up invite's form; the account is made by ``signup.sign_up``."""
+
+    username = forms.CharField(
+        max_length=150,
+        validators=[UnicodeUsernameValidator()],
+        help_text="Letters, digits and @ . + - _ only. You log in with it.",
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
+    )
+    password1 = forms.CharField(
+        label="Password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    password2 = forms.CharField(
+        label="Password again",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data["username"].strip()
+        if get_user_model().objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError("This username is taken.")
+        return username
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        first, second = cleaned.get("password1"), cleaned.get("password2")
+        if first and second and first != second:
+            self.add_error("password2", "The two passwords differ.")
+        elif first:
+            user = get_user_model()(username=cleaned.get("username", ""))
+            try:
+                validate_password(first, user)
+            except forms.ValidationError as error:
+                self.add_error("password1", error)
+        return cleaned
+
+
+class UploadForm(forms.Form):
+    """A dataset file uploaded on the datasets page; imported by ``import_upload`` (or, for a
+    zipped folder, ``import_path``)."""
+
+    file = forms.FileField(
+        help_text="JSON Lines, JSON, CSV or Parquet; or a .zip of a Hugging Face snapshot "
+        "folder or of an export."
+    )
+    name = forms.CharField(
+        label="Dataset name",
+        max_length=200,
+        required=False,
+        help_text="A new name makes a new dataset; an existing one adds the new records to it. "
+        "Empty: the file's name.",
+    )
+    update = forms.BooleanField(
+        label="Update records whose id exists with other content",
+        required=False,
+        help_text="Otherwise such a record is an error and nothing is imported.",
+    )
+
+    def dataset_name(self) -> str:
+        name = self.cleaned_data.get("name") or ""
+        if name.strip():
+            return name.strip()
+        return Path(self.cleaned_data["file"].name or "dataset").stem[:200]
 
 
 # --- The annotation page --------------------------------------------------------------------

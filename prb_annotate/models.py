@@ -106,7 +106,13 @@ class Campaign(models.Model):
     # (``audit/sampling.py``, ``SamplePlan.as_json``). None for a campaign over all pairs or a
     # plain random sample.
     sample_plan = models.JSONField(null=True, blank=True)
+    # The study link (``/join/<invite_token>/``, with Prolific's values appended) and the sign-up
+    # invite (``/signup/<signup_token>/``): each can be turned off, and rotated to a new token,
+    # which ends the old link.
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
+    study_link_enabled = models.BooleanField(default=True)
+    signup_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
+    signup_link_enabled = models.BooleanField(default=True)
     completion_url = models.URLField(max_length=1000, blank=True)
     # The Prolific study whose participants may join through the invite link: a link that
     # carries another STUDY_ID is refused. Empty: any study (``campaigns/join_limits.py``).
@@ -482,9 +488,12 @@ class AnnotatorExclusion(models.Model):
 class Participant(models.Model):
     """An account made by an invite link for one study participant, in one campaign only.
 
-    Such an account has no password: the values Prolific sent at its first join, or the resume
-    key that join gave the participant's browser (kept here only as a hash), are what bring the
-    same person back. ``prb_annotate.access`` lets it reach ``campaign`` and nothing else.
+    An account made by the study link has no password: the values Prolific sent at its first
+    join, or the resume key that join gave the participant's browser (kept here only as a
+    hash), are what bring the same person back. An account made by the sign-up invite has a
+    password and logs in as usual; its ``participant_id`` is ``signup:<user id>``, which no
+    study link can carry (a colon is refused there), and it has no resume key. Either way
+    ``prb_annotate.access`` lets it reach ``campaign`` and nothing else.
     """
 
     user = models.OneToOneField(

@@ -218,6 +218,18 @@ PRB_JOIN_SHARE_PER_ADDRESS = float(os.environ.get("PRB_JOIN_SHARE_PER_ADDRESS", 
 # Behind a reverse proxy: the request header holding the client's address (HTTP_X_REAL_IP).
 LOGIN_CLIENT_ADDRESS_HEADER = os.environ.get("LOGIN_CLIENT_ADDRESS_HEADER", "")
 
+# One-time "set your password" links for accounts a manager makes (campaigns/accounts.py):
+# Django's password-reset tokens, valid this long at most.
+PASSWORD_RESET_TIMEOUT = envint("SET_PASSWORD_LINK_DAYS", "7") * 24 * 3600
+# Email is sent only when a server is configured; otherwise links are shown to the manager.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = envint("EMAIL_PORT", "587")
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", "true")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "prb-annotate@localhost")
+PRB_SEND_EMAIL = bool(EMAIL_HOST)
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

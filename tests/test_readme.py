@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHECKOUT_ENTRIES = ("manage.py", "prb_annotate", "evaluation", "fixtures")
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DEMO_ADDRESS = "127.0.0.1:8000"
+DEMO_PORT_LINE = "PORT = 8000"
 SKIP_MARKER = re.compile(r"<!--\s*readme-test:\s*skip\b")
 FENCE = re.compile(r"^```(?P<language>\w*)\n(?P<code>.*?)^```", re.MULTILINE | re.DOTALL)
 
@@ -194,16 +195,19 @@ def test_it_runs_the_readme_and_the_docs_as_written(
         wait_until_up(f"http://{address}/api/", gunicorn)
         python = [str(Path(sys.prefix) / "bin" / "python")]
         for block in runnable([ROOT / "README.md", ROOT / "docs" / "export.md"], "python"):
-            code = block.code.replace(DEMO_ADDRESS, address)
-            run_script(python, code, folder, env, str(block))
+            run_script(python, for_server(block.code, port), folder, env, str(block))
         api_folder = checkout(tmp_path / "api")
         for block in runnable([ROOT / "docs" / "api.md"], "python"):
-            code = block.code.replace(DEMO_ADDRESS, address)
-            run_script(python, code, api_folder, env, str(block))
+            run_script(python, for_server(block.code, port), api_folder, env, str(block))
     finally:
         gunicorn.terminate()
         gunicorn.wait(timeout=30)
     assert (api_folder / "export" / "manifest.json").is_file()
+
+
+def for_server(code: str, port: int) -> str:
+    """A snippet aimed at the test's server: snippets name the port once (``PORT = 8000``)."""
+    return code.replace(DEMO_PORT_LINE, f"PORT = {port}").replace(DEMO_ADDRESS, f"127.0.0.1:{port}")
 
 
 def evaluated_groups(data_dir: Path) -> set[str]:
@@ -234,3 +238,8 @@ def test_it_finds_every_block_the_docs_mean_to_run() -> None:
         assert markers == sum(block.skipped for block in code_blocks(path)), path
     assert runnable([ROOT / "README.md"], "python")
     assert runnable([ROOT / "docs" / "api.md"], "python")
+    # A snippet that reaches the server takes its port from one variable, nothing hard-coded.
+    for block in runnable([ROOT / "README.md", ROOT / "docs" / "api.md"], "python"):
+        if "requests" in block.code:
+            assert DEMO_PORT_LINE in block.code, block
+            assert DEMO_ADDRESS not in block.code, block

@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from prb_annotate.audit import listing, rule
 from prb_annotate.audit.sampling import PlanTargets
+from prb_annotate.campaigns.editing import change_errors
 from prb_annotate.exports.export import FORMATS, SUBSETS
 from prb_annotate.forms import MAJORITY_BELOW_HALF
 from prb_annotate.models import (
@@ -196,6 +197,9 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "prolific_study_id",
             "show_timer",
             "invite_token",
+            "study_link_enabled",
+            "signup_token",
+            "signup_link_enabled",
             "created_by",
             "created_at",
             "sample_plan",
@@ -208,6 +212,7 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "seed",
             "sample_plan",
             "invite_token",
+            "signup_token",
             "created_by",
             "created_at",
         ]
@@ -232,9 +237,11 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
                 {"quality_threshold": [f"Must not exceed the rating scale maximum ({scale})."]}
             )
         if self.instance is not None:
-            locked = self.instance.question_set_errors(attrs)
-            if locked:
-                raise serializers.ValidationError({k: [v] for k, v in locked.items()})
+            # The settings page's rules: k only upwards once started, the question set fixed
+            # once answered.
+            refused = change_errors(self.instance, attrs)
+            if refused:
+                raise serializers.ValidationError({k: [v] for k, v in refused.items()})
         return attrs
 
 
@@ -333,7 +340,14 @@ class CampaignCreateSerializer(CampaignSerializer):
 
     class Meta(CampaignSerializer.Meta):
         fields = [*CampaignSerializer.Meta.fields, "sample", "gold_pair_ids", "sample_targets"]
-        read_only_fields = ["id", "status", "invite_token", "created_by", "created_at"]
+        read_only_fields = [
+            "id",
+            "status",
+            "invite_token",
+            "signup_token",
+            "created_by",
+            "created_at",
+        ]
 
 
 class UsernameField(serializers.SlugRelatedField):
@@ -347,8 +361,13 @@ class UsernameField(serializers.SlugRelatedField):
 
 
 class MembershipSerializer(serializers.ModelSerializer[Membership]):
+    # A text box in the browsable API, not a list of every account: a manager names a user,
+    # and never sees the others' names.
     username = UsernameField(
-        source="user", slug_field="username", queryset=get_user_model().objects.all()
+        source="user",
+        slug_field="username",
+        queryset=get_user_model().objects.all(),
+        style={"base_template": "input.html"},
     )
 
     class Meta:
@@ -550,6 +569,18 @@ class ProgressSerializer(serializers.Serializer):
     annotations_submitted = serializers.IntegerField()
     live_reservations = serializers.IntegerField()
     percent_complete = serializers.FloatField()
+    replacement_slots_filled = serializers.IntegerField(
+        help_text="Slots added for answers that left the audit, taken by a submitted answer."
+    )
+    replacement_slots_open = serializers.IntegerField(
+        help_text="Slots added for answers that left the audit, not filled yet (withdrawn "
+        "when the reason is lifted)."
+    )
+    pairs_short_of_answers = serializers.IntegerField(
+        help_text="Pairs with answers out of the audit that lack answers for their verdict "
+        "(undecided until replacements come in; on a closed campaign, until it is reopened "
+        "for replacements)."
+    )
     annotators = AnnotatorProgressSerializer(many=True)
 
 

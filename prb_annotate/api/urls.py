@@ -3,7 +3,7 @@
 from django.urls import URLPattern, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from prb_annotate.api import docs, leaderboard, sampling, views
+from prb_annotate.api import accounts, docs, leaderboard, sampling, views
 from prb_annotate.api.token import obtain_auth_token
 from prb_annotate.models import Campaign
 
@@ -50,6 +50,21 @@ urlpatterns: list[URLPattern] = [
         "campaigns/<row_id:campaign_id>/members/",
         views.MemberList.as_view(),
         name="api_campaign_members",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/annotators/",
+        accounts.CampaignAnnotators.as_view(),
+        name="api_campaign_annotators",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/links/<str:link>/rotate/",
+        accounts.CampaignLinkRotate.as_view(),
+        name="api_campaign_link_rotate",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/reopen-for-replacements/",
+        accounts.CampaignReopenForReplacements.as_view(),
+        name="api_campaign_reopen",
     ),
     path(
         "campaigns/<row_id:campaign_id>/progress/",

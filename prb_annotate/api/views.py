@@ -7,6 +7,7 @@ web pages and management commands call), and the access rules are those of the w
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -43,11 +44,12 @@ from prb_annotate.audit.exclusions import (
     exclude_annotator,
     exclusion_history,
     lift_exclusion,
-    request_replacement_annotations,
+    pairs_short_of_answers,
 )
 from prb_annotate.audit.listing import PairRow
 from prb_annotate.audit.rule import PairVerdict
 from prb_annotate.audit.sampling import PlanTargets
+from prb_annotate.campaigns.editing import after_changes
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     add_member,
@@ -56,7 +58,8 @@ from prb_annotate.campaigns.lifecycle import (
 )
 from prb_annotate.campaigns.planned_sample import SamplePlanError
 from prb_annotate.campaigns.progress import campaign_progress, dashboard_figures
-from prb_annotate.datasets.importing import ImportFailed, import_upload
+from prb_annotate.datasets.archives import import_uploaded_file
+from prb_annotate.datasets.importing import ImportFailed
 from prb_annotate.exports.archive import export_zip
 from prb_annotate.exports.export import ExportWriteError
 from prb_annotate.exports.slices import ExportError
@@ -142,10 +145,11 @@ class DatasetList(generics.ListAPIView[Dataset]):
             200: api.ImportReportSerializer,
             400: ImportErrorSerializer,
         },
-        description="Import an uploaded .jsonl, .json, .csv or .parquet file into the named "
-        "dataset (created when missing). All or nothing: a file with any bad record is "
-        "refused with 400 and the list of problems (file, line, field), and nothing is "
-        "written. 201 when records were created, 200 when there was nothing new.",
+        description="Import an uploaded .jsonl, .json, .csv or .parquet file, or a .zip of a "
+        "Hugging Face snapshot folder or an export, into the named dataset (created when "
+        "missing). All or nothing: a file with any bad record is refused with 400 and the "
+        "list of problems (file, line, field), and nothing is written. 201 when records were "
+        "created, 200 when there was nothing new.",
     )
     def post(self, request: Request) -> Response:
         form = api.DatasetImportSerializer(data=request.data)
@@ -155,7 +159,7 @@ class DatasetList(generics.ListAPIView[Dataset]):
             message = too_large_message()
             return Response(error_body(message, {"file": [message]}), status=413)
         try:
-            report = import_upload(
+            report = import_uploaded_file(
                 upload.file,
                 upload.name or "",
                 form.validated_data["name"],
@@ -287,9 +291,9 @@ class CampaignDetail(generics.RetrieveUpdateAPIView[Campaign]):
 
     def perform_update(self, serializer: serializers.BaseSerializer[Campaign]) -> None:
         campaign = serializer.save()
-        # A new gold minimum or bias threshold may leave answers out: make room for others.
-        if {"min_gold_accuracy", "position_bias_max_p"} & set(serializer.validated_data):
-            request_replacement_annotations(campaign)
+        # A new gold minimum or bias threshold may leave answers out or bring them back:
+        # replacement slots follow (the settings page does the same).
+        after_changes(campaign, list(serializer.validated_data))
 
 
 class CampaignStatusChange(APIView):
@@ -337,7 +341,10 @@ class CampaignProgressView(APIView):
     @extend_schema(responses={200: api.ProgressSerializer})
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = managed_campaign(request, campaign_id)
-        return Response(api.ProgressSerializer(campaign_progress(campaign)).data)
+        progress = replace(
+            campaign_progress(campaign), pairs_short_of_answers=pairs_short_of_answers(campaign)
+        )
+        return Response(api.ProgressSerializer(progress).data)
 
 
 def audit_for(request: Request, campaign: Campaign) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
 from prb_annotate.audit.campaign_audit import campaign_audit
-from prb_annotate.audit.exclusions import request_replacement_annotations
+from prb_annotate.audit.exclusions import sync_replacement_slots
 from prb_annotate.audit.model_answers import ANNOTATOR_MODE
 from prb_annotate.models import (
     Adjudication,
@@ -155,7 +155,7 @@ def cached(
 ) -> T:
     """``compute()``'s result for the campaign, recomputed only when the change stamp moved.
 
-    ``before_compute`` runs first on a recompute (asking for replacement slots, which moves
+    ``before_compute`` runs first on a recompute (syncing replacement slots, which moves
     the stamp itself); the stamp is then read again, so the result is kept with the stamp of
     the state it was computed from (or an older one, which only means one recompute more).
     The result is shared between requests: callers must not change it.
@@ -197,11 +197,12 @@ def campaign_audit_cached(
     campaign: Campaign, *, resamples: int = 1000, seed: int | None = None
 ) -> dict[str, Any]:
     """``campaign_audit.campaign_audit``, kept until the change stamp moves. A recompute first asks
-    for replacement slots, so that the pairs it reports as waiting can be annotated."""
+    for replacement slots (and withdraws those no longer needed), so that the pairs it
+    reports as waiting can be annotated."""
     seed = campaign.seed if seed is None else seed
     return cached(
         campaign,
         f"report:{resamples}:{seed}",
         lambda: campaign_audit(campaign, resamples=resamples, seed=seed),
-        before_compute=lambda: request_replacement_annotations(campaign),
+        before_compute=lambda: sync_replacement_slots(campaign),
     )

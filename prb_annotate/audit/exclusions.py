@@ -14,9 +14,21 @@ room for as many *other* annotators; the verdict still counts k (+ split-vote ex
 from those who remain. The raise is a conditional UPDATE that only goes up, so it is
 idempotent, safe when two requests race, and never lowers a target below the slots already
 occupied (the invariant of ``campaigns/assignment.py``).
+
+A closed campaign is never given replacement slots: nobody can fill them, so an exclusion
+there changes the audit only (``pairs_short_of_answers`` counts the pairs it leaves without
+enough answers, and ``campaigns.lifecycle.reopen_for_replacements`` is the explicit way back).
+
+When the reason is lifted (the exclusion is lifted, a threshold changes, an annotator's gold
+accuracy recovers), ``withdraw_unneeded_replacements`` takes back the slots nobody has filled
+yet, so that the campaign does not pay for answers the audit no longer needs. It locks the
+items first and never goes below the slots already occupied beyond k (+ extras), so the
+invariant holds against a reservation made at the same moment.
 """
 
 from collections import defaultdict
+from collections.abc import Collection
+from datetime import datetime
 from typing import Any
 
 import pandas as pd
@@ -92,7 +104,8 @@ def exclude_annotator(
 def lift_exclusion(campaign: Campaign, annotator: User, *, by: User | None) -> AnnotatorExclusion:
     """Bring the annotator back into the audit; the exclusion row stays as history.
 
-    Replacements already asked for stay (their pairs simply get one answer more).
+    Replacement slots nobody has filled yet are withdrawn; filled ones stay (their pairs
+    simply have one answer more).
     """
     updated = AnnotatorExclusion.objects.filter(
         campaign=campaign, annotator=annotator, lifted_at__isnull=True
@@ -105,6 +118,7 @@ def lift_exclusion(campaign: Campaign, annotator: User, *, by: User | None) -> A
     exclusion.lifted_at = timezone.now()
     exclusion.lifted_by = by
     exclusion.save(update_fields=["lifted_at", "lifted_by"])
+    withdraw_unneeded_replacements(campaign)
     return exclusion
 
 
@@ -163,15 +177,10 @@ def left_out_annotators(campaign: Campaign) -> dict[str, str]:
     )
 
 
-def request_replacement_annotations(
-    campaign: Campaign, left_out: dict[str, str] | None = None
-) -> int:
-    """Raise the replacement slots of every regular item with answers out of the audit to the
-    number of those answers; returns how many items were raised (see the module docstring)."""
-    if left_out is None:
-        left_out = left_out_annotators(campaign)
+def dropped_answers(campaign: Campaign, left_out: Collection[str]) -> dict[int, int]:
+    """item id -> submitted answers on that regular item by annotators out of the audit."""
     if not left_out:
-        return 0
+        return {}
     dropped: dict[int, int] = defaultdict(int)
     for item_id, count in (
         Assignment.objects.filter(
@@ -186,6 +195,22 @@ def request_replacement_annotations(
         .order_by()
     ):
         dropped[item_id] = count
+    return dict(dropped)
+
+
+def request_replacement_annotations(
+    campaign: Campaign, left_out: dict[str, str] | None = None
+) -> int:
+    """Raise the replacement slots of every regular item with answers out of the audit to the
+    number of those answers; returns how many items were raised (see the module docstring).
+    A closed campaign gets none."""
+    if campaign.status == Campaign.Status.CLOSED:
+        return 0
+    if left_out is None:
+        left_out = left_out_annotators(campaign)
+    if not left_out:
+        return 0
+    dropped = dropped_answers(campaign, left_out)
     current = dict(
         CampaignItem.objects.filter(pk__in=list(dropped)).values_list(
             "pk", "replacement_annotations"
@@ -199,6 +224,89 @@ def request_replacement_annotations(
                 pk=item_id, replacement_annotations__lt=wanted
             ).update(replacement_annotations=wanted)
     return raised
+
+
+def withdraw_unneeded_replacements(
+    campaign: Campaign, left_out: dict[str, str] | None = None, *, now: datetime | None = None
+) -> int:
+    """Lower the replacement slots that answers no longer out of the audit had asked for, to
+    what is still needed but never below the slots already taken; returns how many items were
+    lowered (see the module docstring)."""
+    if left_out is None:
+        left_out = left_out_annotators(campaign)
+    dropped = dropped_answers(campaign, left_out)
+    raised = list(
+        CampaignItem.objects.filter(
+            campaign=campaign, kind=CampaignItem.Kind.REGULAR, replacement_annotations__gt=0
+        ).values_list("pk", "replacement_annotations")
+    )
+    if not any(count > dropped.get(item_id, 0) for item_id, count in raised):
+        return 0
+    now = now or timezone.now()
+    lowered = 0
+    with transaction.atomic():
+        # Locked before their slots are counted: a reservation waits, or is counted.
+        locked = list(
+            CampaignItem.objects.select_for_update()
+            .filter(pk__in=[item_id for item_id, _ in raised])
+            .order_by("pk")
+            .values_list("pk", "extra_annotations", "replacement_annotations")
+        )
+        occupied = _occupied_slots([item_id for item_id, _, _ in locked], now)
+        k = campaign.annotations_per_pair
+        taken = {
+            item_id: max(occupied.get(item_id, 0) - k - extra, 0) for item_id, extra, _ in locked
+        }
+        current = {item_id: count for item_id, _, count in locked}
+        for item_id, count in quality.replacements_after_lift(current, dropped, taken).items():
+            lowered += CampaignItem.objects.filter(pk=item_id).update(replacement_annotations=count)
+    return lowered
+
+
+def sync_replacement_slots(campaign: Campaign) -> tuple[int, int]:
+    """Replacement slots raised where answers left the audit and withdrawn where they came
+    back: (items raised, items lowered). Called wherever who is left out may have changed."""
+    left_out = left_out_annotators(campaign)
+    return (
+        request_replacement_annotations(campaign, left_out),
+        withdraw_unneeded_replacements(campaign, left_out),
+    )
+
+
+def _occupied_slots(item_ids: list[int], now: datetime) -> dict[int, int]:
+    """item id -> submitted answers and live reservations."""
+    occupying = Q(status=Assignment.Status.SUBMITTED) | Q(
+        status=Assignment.Status.RESERVED, expires_at__gt=now
+    )
+    return dict(
+        Assignment.objects.filter(occupying, item_id__in=item_ids)
+        .values("item_id")
+        .annotate(n=Count("pk"))
+        .values_list("item_id", "n")
+        .order_by()
+    )
+
+
+def pairs_short_of_answers(campaign: Campaign, left_out: Collection[str] | None = None) -> int:
+    """Regular pairs with answers out of the audit whose remaining answers are fewer than
+    their verdict counts (k + split-vote extras): pairs the audit cannot validate until
+    replacements come in (undecided, unless a failure is certain already)."""
+    if left_out is None:
+        left_out = left_out_annotators(campaign)
+    dropped = dropped_answers(campaign, left_out)
+    if not dropped:
+        return 0
+    rows = (
+        CampaignItem.objects.filter(pk__in=list(dropped))
+        .annotate(
+            n_submitted=Count(
+                "assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED)
+            )
+        )
+        .values_list("pk", "extra_annotations", "n_submitted")
+    )
+    k = campaign.annotations_per_pair
+    return sum(1 for item_id, extra, submitted in rows if submitted - dropped[item_id] < k + extra)
 
 
 def quality_settings(campaign: Campaign) -> quality.QualitySettings:

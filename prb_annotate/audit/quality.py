@@ -250,12 +250,29 @@ def replacements_needed(
 ) -> dict[int, int]:
     """item -> new replacement count, for items whose dropped answers exceed their replacements.
 
-    The count only ever rises: lowering it could leave an item with more occupied slots than
-    its target once a replacement has been handed out, and a pair with one answer more than
-    it needs is decided all the same.
+    Here the count only rises; lowering it is ``replacements_after_lift``, which knows the
+    slots already taken.
     """
     return {
         item_id: dropped
         for item_id, dropped in dropped_per_item.items()
         if dropped > current.get(item_id, 0)
     }
+
+
+def replacements_after_lift(
+    current: Mapping[int, int], still_needed: Mapping[int, int], taken: Mapping[int, int]
+) -> dict[int, int]:
+    """item -> lowered replacement count, for items asking more replacements than their
+    answers still out of the audit need (``still_needed``).
+
+    Never below ``taken``, the slots occupied beyond k (+ split-vote extras): lowering past
+    them would leave an item with more occupied slots than its target. Filled replacements
+    stay; a pair with one answer more than it needs is decided all the same.
+    """
+    lowered = {}
+    for item_id, count in current.items():
+        wanted = max(still_needed.get(item_id, 0), taken.get(item_id, 0), 0)
+        if wanted < count:
+            lowered[item_id] = wanted
+    return lowered

@@ -1,4 +1,5 @@
-"""Campaigns: creation from a dataset, members and invite links, status changes, quotas.
+"""Campaigns: creation from a dataset, members and invite links (turned off, rotated), status
+changes (and reopening a closed campaign for replacements), quotas.
 
 Who gets which item next lives in ``assignment.py``; submitting answers in ``annotating.py``.
 """
@@ -12,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Field
 
+from prb_annotate.audit.exclusions import pairs_short_of_answers, request_replacement_annotations
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns import planned_sample
 from prb_annotate.models import (
@@ -22,6 +24,7 @@ from prb_annotate.models import (
     Dataset,
     Membership,
     Participant,
+    new_invite_token,
 )
 
 DEFAULT_GOLD_ANSWERS: dict[str, str] = {
@@ -289,14 +292,48 @@ def join_by_invite(token: str, *, user: User | None) -> Membership:
 
 
 def campaign_for_token(token: str) -> Campaign:
+    """The campaign whose study link carries ``token``; InvalidInvite when none does or the
+    link is turned off (the same answer, so a turned-off link tells nothing)."""
     if not token or len(token) > 64:
         raise InvalidInvite("No such invite.")
     # The token is the unique lookup key; tokens are 256-bit random, so the index lookup
     # reveals nothing useful about other tokens.
-    campaign = Campaign.objects.filter(invite_token=token).first()
+    campaign = Campaign.objects.filter(invite_token=token, study_link_enabled=True).first()
     if campaign is None:
         raise InvalidInvite("No such invite.")
     return campaign
+
+
+# The campaign's two links: the study link (Prolific) and the sign-up invite, by name.
+LINKS: dict[str, tuple[str, str]] = {
+    "study": ("invite_token", "study_link_enabled"),
+    "signup": ("signup_token", "signup_link_enabled"),
+}
+
+
+def set_link_enabled(campaign: Campaign, link: str, enabled: bool) -> Campaign:
+    """Turn the study link or the sign-up invite on or off; off, it answers like no link."""
+    _, flag = _link_fields(link)
+    setattr(campaign, flag, enabled)
+    campaign.save(update_fields=[flag])
+    return campaign
+
+
+def rotate_link(campaign: Campaign, link: str) -> Campaign:
+    """Give the study link or the sign-up invite a new token: the old link stops working.
+
+    Accounts already made through it keep working; only new arrivals need the new link.
+    """
+    token, _ = _link_fields(link)
+    setattr(campaign, token, new_invite_token())
+    campaign.save(update_fields=[token])
+    return campaign
+
+
+def _link_fields(link: str) -> tuple[str, str]:
+    if link not in LINKS:
+        raise CampaignSetupError(f"unknown link {link!r} (study or signup)")
+    return LINKS[link]
 
 
 def _participant_elsewhere(user: User, campaign: Campaign) -> bool:
@@ -322,6 +359,27 @@ def set_status(campaign: Campaign, status: str) -> Campaign:
             current.save(update_fields=["status"])
     campaign.status = current.status
     return campaign
+
+
+def reopen_for_replacements(campaign: Campaign) -> int:
+    """Make a closed campaign active again because exclusions left pairs short of answers, and
+    give those pairs their replacement slots; returns how many pairs got slots.
+
+    Closing is otherwise final; this is its one way back, and only for this reason.
+    Raises CampaignSetupError when the campaign is not closed or no pair lacks answers.
+    """
+    with transaction.atomic():
+        current = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        if current.status != Campaign.Status.CLOSED:
+            raise CampaignSetupError(
+                f"only a closed campaign is reopened for replacements; this one is {current.status}"
+            )
+        if not pairs_short_of_answers(current):
+            raise CampaignSetupError("no pair lacks answers because of an exclusion")
+        current.status = Campaign.Status.ACTIVE
+        current.save(update_fields=["status"])
+    campaign.status = current.status
+    return request_replacement_annotations(current)
 
 
 def submitted_count(campaign: Campaign, user: User) -> int:

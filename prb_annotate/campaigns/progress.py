@@ -15,7 +15,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from prb_annotate.audit.cache import cached
-from prb_annotate.audit.exclusions import campaign_quality, request_replacement_annotations
+from prb_annotate.audit.exclusions import campaign_quality, sync_replacement_slots
 from prb_annotate.audit.frames import annotations_frame, items_frame
 from prb_annotate.campaigns.assignment import occupying
 from prb_annotate.db.plainsql import db_time, fetch
@@ -51,6 +51,13 @@ class CampaignProgress:
     annotations_submitted: int  # submitted assignments, regular and gold
     live_reservations: int
     annotators: list[AnnotatorProgress]
+    # Slots added because answers left the audit: those taken by a submitted answer beyond
+    # k (+ split-vote extras), and those still open (being annotated, or waiting).
+    replacement_slots_filled: int = 0
+    replacement_slots_open: int = 0
+    # Pairs whose answers left the audit and that lack answers for their verdict
+    # (``audit.exclusions.pairs_short_of_answers``); None when not counted.
+    pairs_short_of_answers: int | None = None
 
     @property
     def percent_complete(self) -> float:
@@ -73,19 +80,19 @@ def campaign_progress(
         .values("n_submitted", "n_occupied", "extra_annotations", "replacement_annotations")
         .order_by()
     )
-    complete = in_progress = untouched = 0
+    complete = in_progress = untouched = filled = open_slots = 0
     for row in items:
-        target = (
-            campaign.annotations_per_pair
-            + row["extra_annotations"]
-            + row["replacement_annotations"]
-        )
-        if row["n_submitted"] >= target:
+        base = campaign.annotations_per_pair + row["extra_annotations"]
+        replacements = row["replacement_annotations"]
+        if row["n_submitted"] >= base + replacements:
             complete += 1
         elif row["n_occupied"]:
             in_progress += 1
         else:
             untouched += 1
+        taken = min(replacements, max(row["n_submitted"] - base, 0))
+        filled += taken
+        open_slots += replacements - taken
     gold_items = CampaignItem.objects.filter(campaign=campaign, kind=CampaignItem.Kind.GOLD).count()
     annotators = _annotator_rows(campaign, now, median_times=median_times)
     return CampaignProgress(
@@ -97,6 +104,8 @@ def campaign_progress(
         annotations_submitted=sum(row.submitted for row in annotators),
         live_reservations=sum(row.reserved for row in annotators),
         annotators=annotators,
+        replacement_slots_filled=filled,
+        replacement_slots_open=open_slots,
     )
 
 
@@ -377,7 +386,7 @@ def dashboard_figures(campaign: Campaign) -> dict[str, Any]:
         campaign,
         "dashboard",
         compute,
-        before_compute=lambda: request_replacement_annotations(campaign),
+        before_compute=lambda: sync_replacement_slots(campaign),
     )
 
 

@@ -1,13 +1,16 @@
 """Campaign pages for managers: the list, a new campaign, and the dashboard with progress,
-the invite link, members and the pause / resume / close buttons.
+replacement slots, the study link and the sign-up invite, members and the pause / resume /
+close buttons (settings: ``campaign_settings.py``; adding annotators: ``accounts.py``).
 
 Per-campaign pages call ``managed_campaign_or_404`` first: an annotator, or a manager of
 other campaigns, gets the same 404 as for a campaign that does not exist.
 """
 
+import secrets
 from datetime import datetime
 from typing import Any, cast
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
@@ -27,7 +30,7 @@ from prb_annotate.access import (
 )
 from prb_annotate.audit import charts as svg
 from prb_annotate.audit import sample_report
-from prb_annotate.audit.exclusions import exclusion_history
+from prb_annotate.audit.exclusions import exclusion_history, pairs_short_of_answers
 from prb_annotate.audit.quality import LEFT_OUT_REASONS, OUTLIER_RULES
 from prb_annotate.campaigns.join_limits import accounts_per_address, slot_count
 from prb_annotate.campaigns.lifecycle import (
@@ -40,6 +43,7 @@ from prb_annotate.campaigns.planned_sample import SamplePlanError, plan_for_data
 from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress, dashboard_figures
 from prb_annotate.forms import (
     PLAN_FIELDS,
+    AddAnnotatorsForm,
     AddMemberForm,
     CampaignForm,
     QualitySettingsForm,
@@ -91,7 +95,8 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 
 @staff_required
 def campaign_create(request: HttpRequest) -> HttpResponse:
-    form = CampaignForm(request.POST or None)
+    # ?dataset=ID comes from a dataset's page ("Create a campaign on this dataset").
+    form = CampaignForm(request.POST or None, initial={"dataset": request.GET.get("dataset")})
     if request.method == "POST" and form.is_valid() and "preview" in request.POST:
         return _render_plan_preview(request, form)
     if request.method == "POST" and form.is_valid():
@@ -127,12 +132,14 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Campaign “{campaign.name}” created. Start it when ready.")
             return redirect("campaign_detail", campaign.pk)
-    return render(request, "prb_annotate/campaign_form.html", {"form": form})
+    previewing = request.method == "POST" and "preview" in request.POST
+    context = {"form": form, "groups": form.groups(previewing=previewing), "previewing": previewing}
+    return render(request, "prb_annotate/campaign_form.html", context)
 
 
 def _render_plan_preview(request: HttpRequest, form: CampaignForm) -> HttpResponse:
     """The form again, with the plan its targets give: pairs per category, annotations, cost."""
-    context: dict[str, Any] = {"form": form}
+    context: dict[str, Any] = {"form": form, "previewing": True}
     targets = form.sample_targets()
     if targets is None:
         form.add_error("plan_half_width", "Give a target half-width to preview a plan.")
@@ -152,6 +159,7 @@ def _render_plan_preview(request: HttpRequest, form: CampaignForm) -> HttpRespon
                 "summary": sample_report.plan_summary(plan),
                 "rows": sample_report.plan_rows(plan),
             }
+    context["groups"] = form.groups(previewing=True)
     return render(request, "prb_annotate/campaign_form.html", context)
 
 
@@ -169,21 +177,24 @@ def _error_text(error: Exception) -> str:
 @login_required
 def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
-    return _render_dashboard(request, campaign, AddMemberForm())
+    return render_dashboard(request, campaign)
 
 
-def _render_dashboard(
+def render_dashboard(
     request: HttpRequest,
     campaign: Campaign,
-    member_form: AddMemberForm | None = None,
     *,
+    member_form: AddMemberForm | None = None,
+    annotators_form: AddAnnotatorsForm | None = None,
     study_form: StudyIdForm | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    invite_url = request.build_absolute_uri(reverse("join", args=[campaign.invite_token]))
+    """The dashboard; a form given here is shown with its errors (``status`` 400)."""
     members = campaign.memberships.select_related("user").order_by("role", "user__username")
-    progress = campaign_progress(campaign, median_times=False)
+    # Figures first: computing them syncs replacement slots, which the progress counts.
     figures = dashboard_figures(campaign)
+    progress = campaign_progress(campaign, median_times=False)
+    left_out = {row["annotator"] for row in figures["annotators"] if row.get("left_out")}
     gold_scored = sum(row.gold_scored for row in progress.annotators)
     gold_correct = sum(row.gold_correct for row in progress.annotators)
     context: dict[str, Any] = {
@@ -191,13 +202,15 @@ def _render_dashboard(
         "progress": progress,
         "gold_accuracy": gold_correct / gold_scored if gold_scored else None,
         "gold_scored": gold_scored,
-        "invite_url": invite_url,
-        "prolific_url": invite_url + PROLIFIC_SUFFIX,
+        **campaign_links(request, campaign),
+        "pairs_short": pairs_short_of_answers(campaign, left_out),
         "members": members,
         "member_form": member_form or AddMemberForm(),
         "study_form": study_form or StudyIdForm(instance=campaign),
         "slots": slot_count(campaign),
         "accounts_per_address": accounts_per_address(campaign),
+        "annotators_form": annotators_form or AddAnnotatorsForm(),
+        "email_enabled": settings.PRB_SEND_EMAIL,
         "actions": STATUS_ACTIONS.get(campaign.status, []),
         "annotator_rows": annotator_rows(progress.annotators, figures["annotators"]),
         "outlier_rules": OUTLIER_RULES,
@@ -207,6 +220,19 @@ def _render_dashboard(
         "refreshes": campaign.is_active,
     }
     return render(request, "prb_annotate/campaign_detail.html", context, status=status)
+
+
+def campaign_links(request: HttpRequest, campaign: Campaign) -> dict[str, str]:
+    """The campaign's links as full URLs: the study link (plain, in Prolific's form, and with
+    test values to try the participant flow) and the sign-up invite."""
+    invite_url = request.build_absolute_uri(reverse("join", args=[campaign.invite_token]))
+    test_id = f"try-{secrets.token_hex(6)}"
+    return {
+        "invite_url": invite_url,
+        "prolific_url": invite_url + PROLIFIC_SUFFIX,
+        "try_url": f"{invite_url}?PROLIFIC_PID={test_id}&STUDY_ID=try&SESSION_ID={test_id}",
+        "signup_url": request.build_absolute_uri(reverse("signup", args=[campaign.signup_token])),
+    }
 
 
 def annotator_rows(
@@ -250,13 +276,13 @@ def campaign_add_member(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
     form = AddMemberForm(request.POST)
     if not form.is_valid():
-        return _render_dashboard(request, campaign, form, status=400)
+        return render_dashboard(request, campaign, member_form=form, status=400)
     user = form.cleaned_data["username"]
     try:
         add_member(campaign, user)
     except CampaignSetupError as error:  # an account an invite link made for another campaign
         form.add_error("username", str(error))
-        return _render_dashboard(request, campaign, form, status=400)
+        return render_dashboard(request, campaign, member_form=form, status=400)
     messages.success(request, f"{user.get_username()} can now annotate in this campaign.")
     return redirect("campaign_detail", campaign.pk)
 
@@ -268,7 +294,7 @@ def campaign_study(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
     form = StudyIdForm(request.POST, instance=campaign)
     if not form.is_valid():
-        return _render_dashboard(request, campaign, study_form=form, status=400)
+        return render_dashboard(request, campaign, study_form=form, status=400)
     form.save()
     study = campaign.prolific_study_id
     messages.success(

@@ -1,3 +1,6 @@
+"""The home page (each annotator's work, a manager's datasets and campaigns) and the app's own
+completion page."""
+
 from typing import cast
 
 from django.contrib.auth.decorators import login_required
@@ -28,3 +31,9 @@ def home(request: HttpRequest) -> HttpResponse:
         "campaigns": managed,
     }
     return render(request, "prb_annotate/home.html", context)
+
+
+def completed(request: HttpRequest) -> HttpResponse:
+    """A completion page of the app's own: where a campaign's completion URL can point when
+    no crowd platform takes the participants back (the demo's campaign does)."""
+    return render(request, "prb_annotate/completed.html")

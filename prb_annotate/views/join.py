@@ -46,7 +46,8 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     arrives with them needs no account, one is made for them. Anyone else logs in first.
     Joining is a POST so that a link opened by a crawler or a link preview changes nothing.
     """
-    campaign = Campaign.objects.filter(invite_token=token).first()
+    # A link turned off answers as one that never existed.
+    campaign = Campaign.objects.filter(invite_token=token, study_link_enabled=True).first()
     if campaign is None:
         raise Http404("No such invite.")
     source = request.POST if request.method == "POST" else request.GET

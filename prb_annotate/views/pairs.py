@@ -157,9 +157,14 @@ def _checks(
     items = items_frame(campaign, lengths=False, pair_ids=[item.pair_id])
     frame = annotations_frame(campaign, items, only_items=True)
     counted = rule.counted_annotations(frame, items, left_out)
-    return explain.explain_pair(
-        counted, item.target_annotations(), thresholds_for(campaign), verdict
-    )
+    required = counted_required(campaign, item)
+    return explain.explain_pair(counted, required, thresholds_for(campaign), verdict)
+
+
+def counted_required(campaign: Campaign, item: CampaignItem) -> int:
+    """The counted annotations the pair's verdict needs: k plus split-vote extras. Its
+    replacement slots only make room for answers in place of those out of the audit."""
+    return campaign.annotations_per_pair + item.extra_annotations
 
 
 def _neighbours(
@@ -200,6 +205,8 @@ def _render_pair(
     verdict = by_pair.get(item.pair_id)
     left_out = left_out_annotators(campaign)
     history = decisions.history(item)
+    rows = annotation_rows(item, criteria, left_out)
+    counted = sum(row["counted"] for row in rows)
     context = {
         "campaign": campaign,
         "item": item,
@@ -207,8 +214,11 @@ def _render_pair(
         "criteria": criteria,
         "verdict": verdict,
         "checks": _checks(campaign, item, verdict, left_out) if verdict else [],
-        "annotations": annotation_rows(item, criteria, left_out),
-        "required": item.target_annotations(),
+        "annotations": rows,
+        # One count everywhere on the page: counted annotations against what the verdict needs.
+        "counted": counted,
+        "left_out_answers": len(rows) - counted,
+        "required": counted_required(campaign, item),
         "scores": PairScore.objects.filter(pair=item.pair, run__campaign=campaign)
         .select_related("run")
         .order_by("-run__created_at"),

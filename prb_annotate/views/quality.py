@@ -1,8 +1,11 @@
 """Annotator quality control from the campaign dashboard: exclude an annotator from the audit
-(with a reason), bring them back, and change the thresholds that leave annotators out.
+(with a reason), bring them back, change the thresholds that leave annotators out, and reopen
+a closed campaign for replacements.
 
-Every change is followed by a request for replacement slots (``audit/exclusions.py``), so the
-pairs whose answers left the audit can be annotated again. Access as for the dashboard.
+Replacement slots follow every change (``audit/exclusions.py``): raised so that the pairs
+whose answers left the audit can be annotated again, withdrawn where nobody filled them once
+answers come back. A closed campaign gets none; its dashboard says how many pairs an exclusion
+left without enough answers and offers to reopen it. Access as for the dashboard.
 """
 
 from typing import cast
@@ -20,16 +23,38 @@ from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.audit.exclusions import (
     exclude_annotator,
     lift_exclusion,
-    request_replacement_annotations,
+    pairs_short_of_answers,
 )
+from prb_annotate.campaigns.editing import after_changes
+from prb_annotate.campaigns.lifecycle import CampaignSetupError, reopen_for_replacements
+from prb_annotate.campaigns.progress import campaign_progress
 from prb_annotate.forms import ExcludeAnnotatorForm, QualitySettingsForm
+from prb_annotate.models import Campaign
 
 
-def _replacements_message(request: HttpRequest, raised: int) -> None:
-    if raised:
+def _pairs(count: int) -> str:
+    return f"{count} pair{'s' if count != 1 else ''}"
+
+
+def _replacements_message(request: HttpRequest, campaign: Campaign) -> None:
+    """What leaving answers out did: replacement slots opened on a running campaign, pairs
+    left short of answers on a closed one (with the way to reopen it)."""
+    progress = campaign_progress(campaign, median_times=False)
+    if campaign.status == Campaign.Status.CLOSED:
+        short = pairs_short_of_answers(campaign)
+        if short:
+            messages.warning(
+                request,
+                f"The audit changed: {_pairs(short)} now lack answers, so the audit cannot "
+                "validate them. The campaign is closed, so nobody is asked for replacements; "
+                "reopen it for replacements from the dashboard to have them annotated.",
+            )
+    elif progress.replacement_slots_open:
         messages.info(
             request,
-            f"Asked for replacement annotations on {raised} pair{'s' if raised != 1 else ''}.",
+            f"{progress.replacement_slots_open} replacement slot"
+            f"{'s are' if progress.replacement_slots_open != 1 else ' is'} open: other "
+            "annotators are offered those pairs.",
         )
 
 
@@ -48,6 +73,7 @@ def campaign_exclude(request: HttpRequest, campaign_id: int) -> HttpResponse:
         messages.error(request, " ".join(error.messages))
     else:
         messages.success(request, f"{annotator.get_username()} is left out of the audit.")
+        _replacements_message(request, campaign)
     return redirect("campaign_detail", campaign.pk)
 
 
@@ -63,7 +89,11 @@ def campaign_lift_exclusion(
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        messages.success(request, f"{annotator.get_username()} is back in the audit.")
+        messages.success(
+            request,
+            f"{annotator.get_username()} is back in the audit; replacement slots nobody had "
+            "filled for their answers are withdrawn.",
+        )
     return redirect("campaign_detail", campaign.pk)
 
 
@@ -77,9 +107,29 @@ def campaign_quality_settings(request: HttpRequest, campaign_id: int) -> HttpRes
             text = " ".join(error["message"] for error in errors)
             messages.error(request, f"{form.fields[field].label}: {text}")
         return redirect("campaign_detail", campaign.pk)
+    changed = list(form.changed_data)
     form.save()
     messages.success(request, "Quality-control settings saved.")
-    _replacements_message(request, request_replacement_annotations(campaign))
+    for note in after_changes(campaign, changed):
+        messages.info(request, note)
+    return redirect("campaign_detail", campaign.pk)
+
+
+@login_required
+@require_POST
+def campaign_reopen(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Reopen a closed campaign whose exclusions left pairs without enough answers."""
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    try:
+        raised = reopen_for_replacements(campaign)
+    except CampaignSetupError as error:
+        messages.error(request, f"Not reopened: {error}.")
+    else:
+        messages.success(
+            request,
+            f"The campaign is active again: {_pairs(raised)} got replacement slots. Close it "
+            "again once they are answered.",
+        )
     return redirect("campaign_detail", campaign.pk)
 
 
@@ -89,6 +139,7 @@ def _user(request: HttpRequest) -> User:
 
 urlpatterns = [
     path("<row_id:campaign_id>/exclusions/", campaign_exclude, name="campaign_exclude"),
+    path("<row_id:campaign_id>/reopen/", campaign_reopen, name="campaign_reopen"),
     path(
         "<row_id:campaign_id>/exclusions/<row_id:annotator_id>/lift/",
         campaign_lift_exclusion,

@@ -46,6 +46,7 @@ class World:
             pair_id=self.campaign.items.first().pair_id,  # type: ignore[union-attr]
             assignment_id=self.assignment.pk,
             annotator_id=self.excluded.pk,
+            link="signup",
         )
 
 
@@ -114,6 +115,20 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
         "/api/campaigns/{campaign_id}/members/",
         lambda w: {"username": "carol", "role": "annotator"},
         (403, 404, 404, 201),
+    ),
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/annotators/",
+        lambda w: {"text": "erin"},
+        (403, 404, 404, 201),
+    ),
+    ("POST", "/api/campaigns/{campaign_id}/links/{link}/rotate/", None, (403, 404, 404, 200)),
+    # The campaign is active: nothing to reopen, which the manager is told with a 400.
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/reopen-for-replacements/",
+        None,
+        (403, 404, 404, 400),
     ),
     ("GET", "/api/campaigns/{campaign_id}/progress/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/audit/", None, (403, 404, 404, 200)),

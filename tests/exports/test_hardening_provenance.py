@@ -76,7 +76,7 @@ def test_the_migration_forgets_the_paths_stored_before(db: None) -> None:
     Dataset.objects.create(name="old", source="/srv/data/private/prb.jsonl")
     Dataset.objects.create(name="up", source="upload:prb.csv")
     Dataset.objects.create(name="folder", source="/srv/data/snapshot/")
-    migration = importlib.import_module("prb_annotate.migrations.0008_i24_security_hardening")
+    migration = importlib.import_module("prb_annotate.migrations.0008_security_hardening")
     migration.forget_server_paths(apps, None)
     sources = dict(Dataset.objects.values_list("name", "source"))
     assert sources == {"old": "prb.jsonl", "up": "upload:prb.csv", "folder": "snapshot"}

@@ -3,6 +3,7 @@ queue and submit to a finished campaign, and the demo's simulated campaign comes
 audit as its behaviours predict, the same on every run."""
 
 import random
+import re
 from io import StringIO
 from pathlib import Path
 
@@ -154,3 +155,10 @@ def test_it_sets_up_the_demo_once_with_an_evaluation(db):
     assert "http://127.0.0.1:8201/" in printed
     assert ":8000" not in printed
     assert f"Campaign #{simulated.pk}" in printed
+    # Every link printed is a full URL on the address given.
+    links = re.findall(r"\S*/(?:join|signup|completed)/\S*", printed)
+    assert len(links) == 3
+    assert all(link.startswith("http://127.0.0.1:8201/") for link in links), links
+    demo = Campaign.objects.exclude(pk=simulated.pk).get()
+    assert demo.quota_per_annotator == 5
+    assert demo.completion_url == "http://127.0.0.1:8201/completed/"

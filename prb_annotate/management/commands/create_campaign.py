@@ -1,4 +1,5 @@
-"""Create an annotation campaign over an imported dataset and print its invite link.
+"""Create an annotation campaign over an imported dataset and print its links (the study link
+for Prolific and the sign-up invite), as full URLs under ``--base-url``.
 
 With ``--half-width`` / ``--category-half-width`` the campaign is created on a planned sample
 (``--plan-only`` prints the plan and creates nothing); ``--extend-sample ID`` tops up the
@@ -28,7 +29,7 @@ def _names(value: str) -> list[str]:
 
 
 class Command(BaseCommand):
-    help = "Create an annotation campaign; prints its id and invite link path."
+    help = "Create an annotation campaign; prints its id, study link and sign-up invite."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--dataset", help="dataset name (required to create)")
@@ -48,6 +49,11 @@ class Command(BaseCommand):
             help="invite links with another STUDY_ID make no account (docs/operations.md)",
         )
         parser.add_argument("--activate", action="store_true", help="start it active")
+        parser.add_argument(
+            "--base-url",
+            default="http://127.0.0.1:8000",
+            help="the site's address, for the printed links",
+        )
         planned = parser.add_argument_group("planned sample (instead of --sample)")
         planned.add_argument(
             "--half-width", type=float, help="target half-width overall, e.g. 0.05 for ±5 points"
@@ -93,7 +99,9 @@ class Command(BaseCommand):
         self.stdout.write(f"items: {campaign.items.count()}")
         if campaign.sample_plan is not None:
             self.stdout.write("\n".join(plan_lines(campaign.sample_plan)))
-        self.stdout.write(f"invite link: /join/{campaign.invite_token}/")
+        base = options.get("base_url", "http://127.0.0.1:8000").rstrip("/")
+        self.stdout.write(f"study link (Prolific): {base}/join/{campaign.invite_token}/")
+        self.stdout.write(f"sign-up invite: {base}/signup/{campaign.signup_token}/")
 
 
 def sample_targets(options: dict[str, Any]) -> PlanTargets | None:
@@ -155,7 +163,10 @@ def run(options: dict[str, Any]) -> Campaign:
     users = {user.username: user for user in User.objects.filter(username__in=usernames)}
     unknown = [name for name in usernames if name not in users]
     if unknown:
-        raise CommandError(f"unknown users: {', '.join(unknown)}")
+        raise CommandError(
+            f"unknown users: {', '.join(unknown)} (create their accounts with "
+            "`manage.py add_annotators --campaign ID NAME ...` once the campaign exists)"
+        )
     settings: dict[str, Any] = {}
     if options.get("quota") is not None:
         settings["quota_per_annotator"] = options["quota"]

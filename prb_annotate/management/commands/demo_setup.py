@@ -1,5 +1,6 @@
-"""Demo data for a first look: the demo dataset, four users and an active campaign for them,
-plus a finished campaign over the same pairs answered by simulated annotators (see
+"""Demo data for a first look: the demo dataset, four users and an active campaign for them (with
+a quota and the app's own completion page, so a participant of its study link finishes), plus
+a finished campaign over the same pairs answered by simulated annotators (see
 ``prb_annotate/simulation/``), audited and scored with the three built-in baselines (length,
 profile overlap, random), so that its evaluations page shows a leaderboard.
 
@@ -13,6 +14,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
+from django.urls import reverse
 
 from prb_annotate.campaigns.evaluating import accuracy_rows, evaluate_campaign
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign
@@ -31,6 +33,10 @@ DEMO_DATASET = "prb-demo"
 DEMO_CAMPAIGN = "PRB demo validation"
 # The demo campaign takes participants of this (made-up) Prolific study only.
 DEMO_STUDY_ID = "demo-study"
+# Each participant of the demo campaign answers this many pairs, then goes to the app's own
+# completion page (a real study points the completion URL at Prolific's).
+DEMO_QUOTA = 5
+DEMO_PARTICIPANT = "PROLIFIC_PID=demo-participant-1&STUDY_ID=demo-study&SESSION_ID=demo-session-1"
 DEMO_MANAGER = ("manager", "manager-demo-pass")
 DEMO_ANNOTATORS = [
     ("alice", "alice-demo-pass"),
@@ -87,6 +93,7 @@ class Command(BaseCommand):
         manager = ensure_user(*DEMO_MANAGER, staff=True)
         annotators = [ensure_user(name, password) for name, password in DEMO_ANNOTATORS]
 
+        base = f"http://{options['address']}"
         campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).first()
         if campaign is None:
             campaign = create_campaign(
@@ -99,11 +106,15 @@ class Command(BaseCommand):
                 prolific_study_id=DEMO_STUDY_ID,
                 activate=True,
             )
+        # Again on every run: the completion page is on the address served this time.
+        campaign.quota_per_annotator = campaign.quota_per_annotator or DEMO_QUOTA
+        campaign.completion_url = f"{base}{reverse('completed')}"
+        campaign.save(update_fields=["quota_per_annotator", "completion_url"])
         add_member(campaign, manager, role="manager")
         for annotator in annotators:
             add_member(campaign, annotator)
         simulated = self.simulated_campaign(dataset, manager, options["flaws"])
-        self.print_logins(campaign, simulated, f"http://{options['address']}")
+        self.print_logins(campaign, simulated, base)
 
     def simulated_campaign(self, dataset: Dataset, manager: User, flaws: Path) -> Campaign:
         campaign = Campaign.objects.filter(name=SIMULATED_CAMPAIGN).first()
@@ -133,13 +144,14 @@ class Command(BaseCommand):
         write(f"  manager    {DEMO_MANAGER[0]} / {DEMO_MANAGER[1]}   (datasets, dashboard, audit)")
         for name, password in DEMO_ANNOTATORS:
             write(f"  annotator  {name} / {password}")
-        invite = f"{base}/join/{campaign.invite_token}/"
-        write(f"Invite link for new annotators: {invite}")
-        study = campaign.prolific_study_id
-        if study:
-            write(
-                f"As a participant of its Prolific study '{study}' (another STUDY_ID is "
-                f"refused): {invite}?PROLIFIC_PID=demo-participant-1&STUDY_ID={study}"
-                "&SESSION_ID=demo-session-1"
-            )
+        signup = f"{base}{reverse('signup', args=[campaign.signup_token])}"
+        write(f"Sign-up invite for new annotators: {signup}")
+        study = f"{base}{reverse('join', args=[campaign.invite_token])}?{DEMO_PARTICIPANT}"
+        quota = campaign.quota_per_annotator
+        write(f"Study link as a Prolific participant ({quota} pairs each): {study}")
+        write(
+            "  (in a private window; another PROLIFIC_PID is another participant, another "
+            "STUDY_ID is refused)"
+        )
+        write(f"Participants finish at the campaign's completion page: {campaign.completion_url}")
         write("")

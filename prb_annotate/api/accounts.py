@@ -1,0 +1,117 @@
+"""API for a study's people: annotator accounts with one-time password links, the campaign's
+two links (turned off and on through ``PATCH /api/campaigns/<id>/``, rotated here), and
+reopening a closed campaign for replacements. The same services as the campaign pages."""
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from prb_annotate.api import serializers as api
+from prb_annotate.api.parsers import JSONParser
+from prb_annotate.api.permissions import managed_campaign
+from prb_annotate.campaigns.accounts import (
+    MAX_ANNOTATORS,
+    AnnotatorListError,
+    add_annotators,
+    parse_annotators,
+)
+from prb_annotate.campaigns.lifecycle import (
+    LINKS,
+    CampaignSetupError,
+    reopen_for_replacements,
+    rotate_link,
+)
+
+
+class AnnotatorEntrySerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    email = serializers.EmailField(required=False, allow_blank=True, default="")
+
+
+class AddAnnotatorsSerializer(serializers.Serializer):
+    annotators = AnnotatorEntrySerializer(many=True, required=False, allow_empty=False)
+    text = serializers.CharField(
+        required=False,
+        max_length=200_000,
+        help_text="Instead of a list: usernames as the campaign page takes them (one or more "
+        "per line, each optionally followed by an email, or a CSV with a username column).",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("annotators" in attrs) == ("text" in attrs):
+            raise serializers.ValidationError({"annotators": ["Give annotators or text."]})
+        if len(attrs.get("annotators", ())) > MAX_ANNOTATORS:
+            raise serializers.ValidationError(
+                {"annotators": [f"At most {MAX_ANNOTATORS} annotators at once."]}
+            )
+        return attrs
+
+    def as_text(self) -> str:
+        data = self.validated_data
+        if "text" in data:
+            return str(data["text"])
+        return "\n".join(f"{row['username']} {row['email']}".strip() for row in data["annotators"])
+
+
+class AddedAnnotatorSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    created = serializers.BooleanField(help_text="The account was made by this request.")
+    set_password_url = serializers.CharField(
+        allow_blank=True, help_text="The new account's one-time link (empty for others)."
+    )
+    emailed = serializers.BooleanField()
+
+
+class CampaignAnnotators(APIView):
+    """Add annotators, making the accounts that do not exist yet: each new account's one-time
+    "set your password" link is in the answer (and mailed when email is configured). All or
+    nothing: a bad line refuses the whole list with 400, naming each problem's line."""
+
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        request=AddAnnotatorsSerializer, responses={201: AddedAnnotatorSerializer(many=True)}
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        body = AddAnnotatorsSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            entries = parse_annotators(body.as_text())
+            added = add_annotators(campaign, entries, site=request.build_absolute_uri("/"))
+        except AnnotatorListError as exc:
+            raise serializers.ValidationError({"annotators": exc.problems}) from exc
+        rows = AddedAnnotatorSerializer(added, many=True).data
+        return Response(rows, status=status.HTTP_201_CREATED)
+
+
+class CampaignLinkRotate(APIView):
+    """Give the study link (``study``) or the sign-up invite (``signup``) a new token; the old
+    link stops working, accounts made through it keep working."""
+
+    @extend_schema(request=None, responses={200: api.CampaignSerializer})
+    def post(self, request: Request, campaign_id: int, link: str) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        if link not in LINKS:
+            raise serializers.ValidationError({"link": [f"One of: {', '.join(LINKS)}."]})
+        rotate_link(campaign, link)
+        return Response(api.CampaignSerializer(campaign).data)
+
+
+class CampaignReopenForReplacements(APIView):
+    """Make a closed campaign active again because exclusions left pairs short of answers;
+    those pairs get replacement slots. 400 when the campaign is not closed or none lacks
+    answers."""
+
+    @extend_schema(request=None, responses={200: api.CampaignSerializer})
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        try:
+            reopen_for_replacements(campaign)
+        except CampaignSetupError as exc:
+            raise serializers.ValidationError({"status": [str(exc)]}) from exc
+        return Response(api.CampaignSerializer(campaign).data)

@@ -1,0 +1,303 @@
+"""Annotator accounts made by a manager: one or many at once, each new one with a one-time
+"set your password" link.
+
+A manager pastes usernames (optionally each with an email), or uploads a CSV with a
+``username`` column (and an ``email`` one); ``parse_annotators`` reads either, and a list with
+any problem is refused whole, each problem naming its line. ``add_annotators`` then makes the
+accounts that do not exist yet (without a usable password) and adds everyone as an annotator
+of the campaign, all in one transaction.
+
+A new account's link carries Django's password-reset token (``default_token_generator``): it
+is tied to the account's password hash and last login, so it works once (setting a password
+changes the hash) and for ``PASSWORD_RESET_TIMEOUT`` at most. The manager sees the links once,
+on the page that answers the request; they are mailed as well, to accounts that have an email,
+when the deployment configures email (``settings.PRB_SEND_EMAIL``).
+"""
+
+import csv
+import io
+import logging
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from smtplib import SMTPException
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.contrib.auth.tokens import default_token_generator
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.core.validators import validate_email
+from django.db import transaction
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+
+from prb_annotate.campaigns.lifecycle import add_member
+from prb_annotate.campaigns.signup import RESERVED_PREFIXES
+from prb_annotate.models import Campaign, Participant
+
+logger = logging.getLogger(__name__)
+# More than a team pastes by hand, few enough to answer within one request.
+MAX_ANNOTATORS = 1000
+CELL_SEPARATORS = re.compile(r"[,;\t ]+")
+USERNAME_MAX_CHARS = 150
+
+
+@dataclass(frozen=True)
+class AnnotatorEntry:
+    username: str
+    email: str
+    line: int
+
+
+@dataclass(frozen=True)
+class AddedAnnotator:
+    username: str
+    created: bool  # the account was made now
+    set_password_url: str  # the one-time link ("" for an account that had one already)
+    emailed: bool
+
+
+class AnnotatorListError(ValueError):
+    """The list cannot be used; nothing was written. ``problems`` are "line N: ..." lines."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def parse_annotators(text: str, *, source: str = "") -> list[AnnotatorEntry]:
+    """Annotators from pasted text or a CSV file's text.
+
+    A first row naming a ``username`` column makes the text a CSV read by its columns
+    (``email`` optional). Otherwise each line holds usernames separated by commas,
+    semicolons, tabs or spaces, each optionally followed by its email. Blank lines and lines
+    starting with ``#`` are skipped. Raises AnnotatorListError naming every bad line (after
+    ``source``, a file's name, when given).
+    """
+    try:
+        return _parse(text)
+    except AnnotatorListError as error:
+        if not source:
+            raise
+        raise AnnotatorListError([f"{source} {problem}" for problem in error.problems]) from None
+
+
+def parse_annotator_sources(sources: list[tuple[str, str]]) -> list[AnnotatorEntry]:
+    """``parse_annotators`` over several (source name, text), as one list: the problems of
+    each, and the names given in two of them."""
+    entries: list[AnnotatorEntry] = []
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for source, text in sources:
+        try:
+            found = parse_annotators(text, source=source)
+        except AnnotatorListError as error:
+            problems += error.problems
+            continue
+        for entry in found:
+            first = seen.setdefault(entry.username.lower(), source)
+            if first != source:
+                problems.append(f"{source} line {entry.line}: {entry.username} is in {first} too")
+        entries += found
+    if problems:
+        raise AnnotatorListError(problems)
+    return entries
+
+
+def _parse(text: str) -> list[AnnotatorEntry]:
+    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
+    header = [cell.strip().lower() for cell in rows[0]] if rows else []
+    if "username" in header:
+        entries, problems = _from_columns(rows[1:], header)
+    else:
+        entries, problems = _from_lines(text.lstrip("\ufeff").splitlines())
+    problems = sorted(problems + _duplicates(entries), key=_line_number)
+    if not entries and not problems:
+        problems.append("no username given")
+    if len(entries) > MAX_ANNOTATORS:
+        problems.append(f"{len(entries)} annotators at once; at most {MAX_ANNOTATORS}")
+    if problems:
+        raise AnnotatorListError(problems)
+    return entries
+
+
+def _line_number(problem: str) -> int:
+    """The N of a "line N: ..." problem, to list problems in the order of the text."""
+    return int(problem.split(":", 1)[0].removeprefix("line "))
+
+
+def _from_columns(
+    rows: list[list[str]], header: list[str]
+) -> tuple[list[AnnotatorEntry], list[str]]:
+    name_at = header.index("username")
+    email_at = header.index("email") if "email" in header else None
+    entries: list[AnnotatorEntry] = []
+    problems: list[str] = []
+    for number, row in enumerate(rows, start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        username = row[name_at].strip() if name_at < len(row) else ""
+        email = row[email_at].strip() if email_at is not None and email_at < len(row) else ""
+        problem = _entry_problem(username, email)
+        if problem:
+            problems.append(f"line {number}: {problem}")
+        else:
+            entries.append(AnnotatorEntry(username, email, number))
+    return entries, problems
+
+
+def _from_lines(lines: Iterable[str]) -> tuple[list[AnnotatorEntry], list[str]]:
+    entries: list[AnnotatorEntry] = []
+    problems: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        pending: tuple[str, str] | None = None
+        for cell in CELL_SEPARATORS.split(text):
+            if not cell:
+                continue
+            if pending is not None and not pending[1] and _is_email(cell):
+                pending = (pending[0], cell)
+                continue
+            if pending is not None:
+                _add(entries, problems, pending, number)
+            pending = (cell, "")
+        if pending is not None:
+            _add(entries, problems, pending, number)
+    return entries, problems
+
+
+def _add(
+    entries: list[AnnotatorEntry], problems: list[str], cells: tuple[str, str], line: int
+) -> None:
+    problem = _entry_problem(*cells)
+    if problem:
+        problems.append(f"line {line}: {problem}")
+    else:
+        entries.append(AnnotatorEntry(cells[0], cells[1], line))
+
+
+def _is_email(text: str) -> bool:
+    try:
+        validate_email(text)
+    except ValidationError:
+        return False
+    return True
+
+
+def _entry_problem(username: str, email: str) -> str:
+    if not username:
+        return "no username"
+    if len(username) > USERNAME_MAX_CHARS:
+        return f"username {username[:20]!r}… is longer than {USERNAME_MAX_CHARS} characters"
+    try:
+        UnicodeUsernameValidator()(username)
+    except ValidationError:
+        return f"username {username!r} may hold only letters, digits and @ . + - _"
+    if email and not _is_email(email):
+        return f"{email!r} is not an email address"
+    return ""
+
+
+def _duplicates(entries: list[AnnotatorEntry]) -> list[str]:
+    first: dict[str, int] = {}
+    problems = []
+    for entry in entries:
+        key = entry.username.lower()
+        if key in first:
+            problems.append(
+                f"line {entry.line}: {entry.username} is listed already (line {first[key]})"
+            )
+        else:
+            first[key] = entry.line
+    return problems
+
+
+def add_annotators(
+    campaign: Campaign, entries: list[AnnotatorEntry], *, site: str
+) -> list[AddedAnnotator]:
+    """Make the accounts that do not exist yet and add everyone as an annotator.
+
+    ``site`` is the address links start with (``https://annotate.example.org``). All or
+    nothing: AnnotatorListError, with nothing written, when a name is reserved for the app's
+    own accounts or belongs to an account an invite link made for another campaign.
+    """
+    existing = {
+        user.username.lower(): user
+        for user in User.objects.filter(username__in=[entry.username for entry in entries])
+    }
+    problems = _account_problems(campaign, entries, existing)
+    if problems:
+        raise AnnotatorListError(problems)
+    made: list[tuple[User, bool]] = []
+    with transaction.atomic():
+        for entry in entries:
+            user = existing.get(entry.username.lower())
+            created = user is None
+            if user is None:
+                user = User(username=entry.username, email=entry.email)
+                user.set_unusable_password()
+                user.save()
+            add_member(campaign, user)
+            made.append((user, created))
+    return [_added(user, created, campaign, site) for user, created in made]
+
+
+def _account_problems(
+    campaign: Campaign, entries: list[AnnotatorEntry], existing: dict[str, User]
+) -> list[str]:
+    scoped = dict(
+        Participant.objects.filter(user__in=list(existing.values())).values_list(
+            "user_id", "campaign_id"
+        )
+    )
+    problems = []
+    for entry in entries:
+        user = existing.get(entry.username.lower())
+        if user is None and entry.username.lower().startswith(RESERVED_PREFIXES):
+            problems.append(
+                f"line {entry.line}: names starting with {entry.username[:9]!r}…"
+                " are kept for the app's own accounts"
+            )
+        elif user is not None and scoped.get(user.pk, campaign.pk) != campaign.pk:
+            problems.append(
+                f"line {entry.line}: {user.username} joined another campaign through its "
+                "invite link and can only annotate that campaign"
+            )
+    return problems
+
+
+def _added(user: User, created: bool, campaign: Campaign, site: str) -> AddedAnnotator:
+    if not created:
+        return AddedAnnotator(user.username, False, "", False)
+    url = site.rstrip("/") + set_password_path(user)
+    return AddedAnnotator(user.username, True, url, _mail_link(user, url, campaign))
+
+
+def set_password_path(user: User) -> str:
+    """The path of the user's one-time "set your password" page."""
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    return reverse("set_password", args=[uid, default_token_generator.make_token(user)])
+
+
+def _mail_link(user: User, url: str, campaign: Campaign) -> bool:
+    """Mail the link when email is configured and the account has an address; a failure to
+    send is logged, and the manager still has the link on the page."""
+    if not settings.PRB_SEND_EMAIL or not user.email:
+        return False
+    days = max(1, settings.PASSWORD_RESET_TIMEOUT // 86400)
+    body = (
+        f"You have been added as an annotator of “{campaign.name}”.\n\n"
+        f"Choose your password here (the link works once, for {days} days):\n{url}\n\n"
+        f"Your username is {user.username}.\n"
+    )
+    try:
+        send_mail(f"Your annotator account: {campaign.name}", body, None, [user.email])
+    except (SMTPException, OSError) as error:
+        logger.warning("could not mail %s their set-password link: %s", user.username, error)
+        return False
+    return True

@@ -1,0 +1,76 @@
+"""Changing a campaign's settings after creation, with the rules that keep it sound.
+
+The settings page and ``PATCH /api/campaigns/<id>/`` both check ``change_errors`` and call
+``after_changes``:
+
+- k (annotations per pair) takes any value in a draft; once the campaign has started it only
+  goes up (lowering it would leave pairs with more answers than their target, and verdicts
+  already given on fewer answers than before); on a closed campaign it is fixed.
+- The question set (criteria, rating scale) is fixed once annotators have answered with it.
+- A verdict threshold (quality, majority) may change at any time: the audit is recomputed from
+  the new value the next time it is read (its change stamp covers the thresholds).
+- A quality-control threshold (minimum gold accuracy, position-bias p-value) may change at any
+  time; who is left out of the audit follows, and with it the replacement slots (raised for
+  answers that leave, withdrawn where nobody filled them for answers that come back).
+- The status changes only through its own buttons (``lifecycle.set_status``: start, pause,
+  resume, close; closing is final) and ``lifecycle.reopen_for_replacements``.
+"""
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from prb_annotate.audit.exclusions import sync_replacement_slots
+from prb_annotate.models import Campaign
+
+VERDICT_THRESHOLDS = frozenset({"quality_threshold", "majority_threshold"})
+LEFT_OUT_THRESHOLDS = frozenset({"min_gold_accuracy", "position_bias_max_p"})
+# What the settings page says of each rule, in the order it lists them.
+RULES = (
+    "k (annotations per pair) may take any value in a draft; once the campaign has started it "
+    "only goes up, and a closed campaign keeps it.",
+    "A verdict threshold change recomputes the audit the next time it is opened.",
+    "A quality-control threshold change recomputes who is left out of the audit; pairs whose "
+    "answers leave get replacement slots, and slots nobody filled are withdrawn when answers "
+    "come back.",
+    "The status changes with the campaign's buttons: start, pause, resume, and close (final).",
+)
+
+
+def change_errors(campaign: Campaign, changes: Mapping[str, Any]) -> dict[str, str]:
+    """field -> why ``changes`` may not be applied to ``campaign`` as stored now."""
+    errors = dict(campaign.question_set_errors(dict(changes)))
+    k = changes.get("annotations_per_pair")
+    if k is not None and k != campaign.annotations_per_pair:
+        if campaign.status == Campaign.Status.CLOSED:
+            errors["annotations_per_pair"] = "A closed campaign keeps its k."
+        elif campaign.status != Campaign.Status.DRAFT and k < campaign.annotations_per_pair:
+            errors["annotations_per_pair"] = (
+                f"Once a campaign has started, k only goes up (it is "
+                f"{campaign.annotations_per_pair})."
+            )
+    scale = changes.get("rating_scale_max", campaign.rating_scale_max)
+    threshold = changes.get("quality_threshold", campaign.quality_threshold)
+    if threshold is not None and threshold > scale:
+        errors["quality_threshold"] = f"Must not exceed the rating scale maximum ({scale})."
+    return errors
+
+
+def after_changes(campaign: Campaign, changed: Collection[str]) -> list[str]:
+    """What follows from the stored changes of the ``changed`` fields, done; returns a sentence
+    for the manager about each consequence."""
+    notes = []
+    if VERDICT_THRESHOLDS & set(changed):
+        notes.append("The audit is recomputed with the new thresholds when it is next opened.")
+    if LEFT_OUT_THRESHOLDS & set(changed):
+        raised, lowered = sync_replacement_slots(campaign)
+        if raised:
+            notes.append(f"Replacement slots asked for on {_pairs(raised)}.")
+        if lowered:
+            notes.append(f"Unfilled replacement slots withdrawn from {_pairs(lowered)}.")
+    if "annotations_per_pair" in changed:
+        notes.append(f"Every pair now asks for {campaign.annotations_per_pair} annotations.")
+    return notes
+
+
+def _pairs(count: int) -> str:
+    return f"{count} pair{'s' if count != 1 else ''}"

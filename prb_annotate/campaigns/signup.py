@@ -1,0 +1,76 @@
+"""The sign-up invite: a link a manager shares with people who have no account yet.
+
+``/signup/<signup_token>/`` shows a form (username, password); signing up makes an annotator
+account for this campaign alone, as the study link does for Prolific participants: a
+``Participant`` row ties it to the campaign, so ``prb_annotate.access`` lets it reach nothing
+else and it never manages. Unlike a participant's, the account has a password and logs in on
+the login page like any other.
+
+The link can be turned off and rotated (``lifecycle.set_link_enabled`` / ``rotate_link``); a
+turned-off or old link answers as if it never existed. A closed campaign takes no sign-ups.
+"""
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from prb_annotate.campaigns.lifecycle import (
+    PROLIFIC_USERNAME_PREFIX,
+    InvalidInvite,
+    InviteClosed,
+)
+from prb_annotate.models import Campaign, Membership, Participant
+
+# A colon never appears in a study link's participant id (``joining.PARTICIPANT_ID``), so no
+# link can ever resume an account made here.
+SIGNUP_PARTICIPANT_PREFIX = "signup:"
+# Names the app gives accounts of its own kinds: nobody may take one by signing up.
+RESERVED_PREFIXES = (PROLIFIC_USERNAME_PREFIX, "simulated-")
+
+
+def campaign_for_signup(token: str) -> Campaign:
+    """The campaign whose sign-up invite carries ``token``; InvalidInvite when none does or the
+    invite is turned off, InviteClosed when the campaign is closed."""
+    if not token or len(token) > 64:
+        raise InvalidInvite("No such invite.")
+    campaign = Campaign.objects.filter(signup_token=token, signup_link_enabled=True).first()
+    if campaign is None:
+        raise InvalidInvite("No such invite.")
+    if campaign.status == Campaign.Status.CLOSED:
+        raise InviteClosed("This campaign is closed.")
+    return campaign
+
+
+def check_username(username: str) -> None:
+    """ValidationError (on ``username``) for a name the app keeps for its own accounts."""
+    if username.lower().startswith(RESERVED_PREFIXES):
+        raise ValidationError(
+            {"username": "Names starting with “prolific-” or “simulated-” are reserved."}
+        )
+
+
+def sign_up(token: str, username: str, password: str, *, email: str = "") -> Membership:
+    """Make an annotator account for the invite's campaign alone, and its membership.
+
+    ``password`` has been checked by the form (Django's password validators). Raises
+    InvalidInvite, InviteClosed, or ValidationError on ``username`` (reserved, or taken);
+    nothing is written when it raises.
+    """
+    campaign = campaign_for_signup(token)
+    check_username(username)
+    try:
+        with transaction.atomic():
+            user = User.objects.create_user(username, email=email, password=password)
+            Participant.objects.create(
+                user=user,
+                campaign=campaign,
+                participant_id=f"{SIGNUP_PARTICIPANT_PREFIX}{user.pk}",
+                resume_key_hash="",
+            )
+            membership = Membership.objects.create(
+                campaign=campaign, user=user, role=Membership.Role.ANNOTATOR
+            )
+    except IntegrityError as error:
+        # Two people (or one double click) taking the same name: the unique username decides.
+        raise ValidationError({"username": "This username is taken."}) from error
+    return membership
