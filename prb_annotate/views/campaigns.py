@@ -33,6 +33,11 @@ from prb_annotate.campaigns.lifecycle import (
 )
 from prb_annotate.campaigns.planned_sample import SamplePlanError, plan_for_dataset
 from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress
+from prb_annotate.campaigns.qualification.setup import (
+    MemberQualification,
+    member_qualifications,
+    outcome_counts,
+)
 from prb_annotate.forms import PLAN_FIELDS, AddMemberForm, CampaignForm, QualitySettingsForm
 from prb_annotate.models import Campaign, Membership
 
@@ -94,6 +99,10 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 sample_targets=form.sample_targets(),
                 gold_pair_ids=data["gold_pair_ids"],
                 gold_rate=data["gold_rate"],
+                practice_pairs=data["practice_pair_ids"],
+                qualification_pairs=data["qualification_pair_ids"],
+                qualification_rule=form.qualification_rule(),
+                screen_out_url=data["screen_out_url"],
                 seed=data["seed"],
                 created_by=cast(User, request.user),
                 guidelines=data["guidelines"],
@@ -113,9 +122,16 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
         except (ValidationError, ValueError) as error:
             form.add_error(None, _error_text(error))
         else:
-            messages.success(request, f"Campaign “{campaign.name}” created. Start it when ready.")
+            messages.success(request, _created_message(campaign))
             return redirect("campaign_detail", campaign.pk)
     return render(request, "prb_annotate/campaign_form.html", {"form": form})
+
+
+def _created_message(campaign: Campaign) -> str:
+    text = f"Campaign “{campaign.name}” created. Start it when ready."
+    if campaign.qualification_items.exists():
+        text += " Give its practice and qualification pairs their explanations first."
+    return text
 
 
 def _render_plan_preview(request: HttpRequest, form: CampaignForm) -> HttpResponse:
@@ -131,7 +147,11 @@ def _render_plan_preview(request: HttpRequest, form: CampaignForm) -> HttpRespon
                 data["dataset"],
                 targets,
                 data["annotations_per_pair"],
-                leave_out=data["gold_pair_ids"],
+                leave_out=[
+                    *data["gold_pair_ids"],
+                    *data["practice_pair_ids"],
+                    *data["qualification_pair_ids"],
+                ],
             ).as_json()
         except SamplePlanError as error:
             form.add_error(_plan_field(error), str(error))
@@ -167,6 +187,7 @@ def _render_dashboard(
     members = campaign.memberships.select_related("user").order_by("role", "user__username")
     progress = campaign_progress(campaign, median_times=False)
     figures = dashboard_figures(campaign)
+    qualifications = member_qualifications(campaign)
     gold_scored = sum(row.gold_scored for row in progress.annotators)
     gold_correct = sum(row.gold_correct for row in progress.annotators)
     context: dict[str, Any] = {
@@ -179,7 +200,11 @@ def _render_dashboard(
         "members": members,
         "member_form": member_form,
         "actions": STATUS_ACTIONS.get(campaign.status, []),
-        "annotator_rows": annotator_rows(progress.annotators, figures["annotators"]),
+        "annotator_rows": annotator_rows(
+            progress.annotators, figures["annotators"], qualifications
+        ),
+        "qualification_counts": outcome_counts(qualifications),
+        "screening": campaign.qualification_items.exists(),
         "outlier_rules": OUTLIER_RULES,
         "quality_form": QualitySettingsForm(instance=campaign),
         "exclusions": exclusion_history(campaign),
@@ -190,9 +215,12 @@ def _render_dashboard(
 
 
 def annotator_rows(
-    progress: list[AnnotatorProgress], quality: list[dict[str, Any]]
+    progress: list[AnnotatorProgress],
+    quality: list[dict[str, Any]],
+    qualifications: dict[int, MemberQualification] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each annotator's progress with their quality-control figures (empty before any answer)."""
+    """Each annotator's progress with their quality-control figures (empty before any answer)
+    and their practice and qualification."""
     by_name = {row["annotator"]: row for row in quality}
     rows = []
     for row in progress:
@@ -203,6 +231,7 @@ def annotator_rows(
                 "quality": figures,
                 "outliers": [OUTLIER_LABELS[name] for name in figures.get("outliers", [])],
                 "left_out_label": LEFT_OUT_REASONS.get(figures.get("left_out") or ""),
+                "qualification": (qualifications or {}).get(row.user_id),
             }
         )
     return rows
