@@ -1,6 +1,7 @@
 """Shapes of the practice, qualification and Prolific parts of the API: requests are checked
 here, the rules are the services' (``campaigns/qualification/``, ``campaigns/prolific.py``)."""
 
+from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
@@ -136,8 +137,8 @@ class BonusRuleSerializer(serializers.Serializer):
     per_item = serializers.DecimalField(
         max_digits=7,
         decimal_places=2,
-        min_value=0.01,
-        max_value=1000,
+        min_value=Decimal("0.01"),
+        max_value=Decimal("1000"),
         allow_null=True,
         required=False,
         help_text="Paid for each item submitted beyond items_beyond.",
@@ -152,8 +153,8 @@ class BonusRuleSerializer(serializers.Serializer):
     gold_amount = serializers.DecimalField(
         max_digits=7,
         decimal_places=2,
-        min_value=0.01,
-        max_value=1000,
+        min_value=Decimal("0.01"),
+        max_value=Decimal("1000"),
         allow_null=True,
         required=False,
         help_text="Paid once for gold accuracy of gold_min_accuracy or more.",
@@ -226,3 +227,17 @@ class MyQualificationSerializer(serializers.Serializer):
         many=True, help_text="After a failed first attempt: each of its items, expected and why."
     )
     screen_out_url = serializers.CharField(allow_blank=True)
+
+
+def creation_choices(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``CreationItemSerializer`` rows as ``create_campaign`` takes them, by external id."""
+    choices: dict[str, dict[str, Any]] = {}
+    for row in items:
+        external_id = row["external_id"]
+        if external_id in choices:
+            raise serializers.ValidationError(f"Pair {external_id} is listed twice.")
+        choices[external_id] = {
+            "expected_answers": dict(row.get("expected_answers") or {}),
+            "explanations": dict(row.get("explanations") or {}),
+        }
+    return choices

@@ -9,7 +9,7 @@ second that fails screens the member out. Submits lock the member's row first, a
 does (see the package's docstring).
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -21,7 +21,14 @@ from django.db.models import Max
 from django.utils import timezone
 
 from prb_annotate.access import in_participant_scope
-from prb_annotate.campaigns.annotating import MAX_CLIENT_TOKEN, SubmitError, parse_submission
+from prb_annotate.campaigns.annotating import (
+    MAX_CLIENT_TOKEN,
+    Answers,
+    Submission,
+    SubmitError,
+    check_answers,
+    parse_submission,
+)
 from prb_annotate.campaigns.qualification import rules
 from prb_annotate.models import (
     Annotation,
@@ -244,15 +251,53 @@ def submit(
     "screened_out" (403). Membership.DoesNotExist and QualificationItem.DoesNotExist for what
     is not the caller's.
     """
-    now = now or timezone.now()
     token = str(data.get("client_token") or "").strip()
+    return _submit(
+        campaign_id,
+        user,
+        item_id,
+        token,
+        lambda form: parse_submission(data, assignment=form),
+        now or timezone.now(),
+    )
+
+
+def submit_answers(
+    campaign_id: int,
+    user: User,
+    item_id: int,
+    answers: Answers,
+    *,
+    client_token: str,
+    time_on_task_ms: int | None = None,
+    now: datetime | None = None,
+) -> QualificationSubmit:
+    """``submit`` for answers built in code (dataset orientation), checked as the form is."""
+
+    def submission(form: Assignment) -> Submission:
+        check_answers(answers, form.campaign)
+        if not client_token or len(client_token) > MAX_CLIENT_TOKEN:
+            raise SubmitError("Missing client token.", {"client_token": "Missing or too long."})
+        return Submission(answers, client_token, time_on_task_ms)
+
+    return _submit(campaign_id, user, item_id, client_token, submission, now or timezone.now())
+
+
+def _submit(
+    campaign_id: int,
+    user: User,
+    item_id: int,
+    token: str,
+    submission_for: Callable[[Assignment], Submission],
+    now: datetime,
+) -> QualificationSubmit:
     try:
         with transaction.atomic():
             membership = _locked_member(campaign_id, user)
             replay = _replay(token, user, item_id)
             if replay is not None:
                 return replay
-            return _store(membership, user, item_id, data, now)
+            return _store(membership, user, item_id, submission_for, now)
     except IntegrityError as error:
         raise SubmitError(
             "This client token was already used for another answer.",
@@ -292,7 +337,11 @@ def _replay(token: str, user: User, item_id: int) -> QualificationSubmit | None:
 
 
 def _store(
-    membership: Membership, user: User, item_id: int, data: Mapping[str, Any], now: datetime
+    membership: Membership,
+    user: User,
+    item_id: int,
+    submission_for: Callable[[Assignment], Submission],
+    now: datetime,
 ) -> QualificationSubmit:
     campaign = membership.campaign
     if campaign.status != Campaign.Status.ACTIVE:
@@ -310,8 +359,7 @@ def _store(
         record = _qualification_record(membership, user, item, now)
         attempt = record.attempt
         position = rules.position_for(campaign.seed, user.pk, item.pk, flipped=attempt % 2 == 0)
-    form = Assignment(campaign=campaign, chosen_position=position)
-    submission = parse_submission(data, assignment=form)
+    submission = submission_for(Assignment(campaign=campaign, chosen_position=position))
     given = asdict(submission.answers)
     answer = QualificationAnswer.objects.create(
         item=item,

@@ -1,6 +1,7 @@
-"""Demo data for a first look: the demo dataset, four users and an active campaign for them,
-plus a finished campaign over the same pairs answered by simulated annotators (see
-``prb_annotate/simulation/``), audited and scored with the length baseline.
+"""Demo data for a first look: the demo dataset, four users and an active campaign for them
+(two practice pairs and a three-pair qualification before its queue), plus a finished campaign
+over the same pairs answered by simulated annotators (see ``prb_annotate/simulation/``),
+audited and scored with the length baseline.
 
 Safe to run again: existing rows are kept, demo passwords are reset to the printed ones.
 """
@@ -18,10 +19,15 @@ from prb_annotate.campaigns.lifecycle import add_member, create_campaign
 from prb_annotate.datasets.importing import import_path
 from prb_annotate.formatting import percent
 from prb_annotate.models import Campaign, Dataset, EvaluationRun
-from prb_annotate.simulation.demo import SIMULATED_CAMPAIGN, create_simulated_campaign
+from prb_annotate.simulation.demo import (
+    SIMULATED_CAMPAIGN,
+    create_simulated_campaign,
+    qualification_settings,
+)
 
 DEMO_FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "prb_demo.jsonl"
 DEMO_FLAWS = Path(settings.BASE_DIR) / "fixtures" / "prb_demo_flaws.json"
+DEMO_QUALIFICATION = Path(settings.BASE_DIR) / "fixtures" / "prb_demo_qualification.json"
 LENGTH_BASELINE = "builtin:length"
 DEMO_DATASET = "prb-demo"
 DEMO_CAMPAIGN = "PRB demo validation"
@@ -91,6 +97,7 @@ class Command(BaseCommand):
                 created_by=manager,
                 guidelines=DEMO_GUIDELINES,
                 activate=True,
+                **qualification_settings(DEMO_QUALIFICATION),
             )
         add_member(campaign, manager, role="manager")
         for annotator in annotators:
@@ -101,7 +108,9 @@ class Command(BaseCommand):
     def simulated_campaign(self, dataset: Dataset, manager: User, flaws: Path) -> Campaign:
         campaign = Campaign.objects.filter(name=SIMULATED_CAMPAIGN).first()
         if campaign is None:
-            campaign = create_simulated_campaign(dataset, manager, flaws)
+            campaign = create_simulated_campaign(
+                dataset, manager, flaws, qualification_path=DEMO_QUALIFICATION
+            )
         if not EvaluationRun.objects.filter(campaign=campaign, model_name=LENGTH_BASELINE).exists():
             run = evaluate_campaign(campaign, model=LENGTH_BASELINE, subset="all", resamples=1000)
             rows = ", ".join(
@@ -114,6 +123,10 @@ class Command(BaseCommand):
         write = self.stdout.write
         write("")
         write(f"Demo campaign #{campaign.pk} '{campaign.name}' is {campaign.status}.")
+        write(
+            "Its annotators start with two practice pairs and a three-pair qualification "
+            "(the dashboard links to them)."
+        )
         write(
             f"Campaign #{simulated.pk} '{simulated.name}' is {simulated.status}: answered by "
             "simulated annotators, audited and scored (see its audit, export and evaluations)."
