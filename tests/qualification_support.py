@@ -60,12 +60,16 @@ def form_for(campaign: Campaign, task: flow.Task, *, right: bool) -> dict[str, s
     return data
 
 
-def answer_current(campaign: Campaign, user: User, *, right: bool) -> flow.QualificationSubmit:
+def current_task(campaign: Campaign, user: User) -> flow.Task:
+    """The practice or qualification item the member is to answer now (there must be one)."""
     step = flow.next_step(campaign, user)
     assert step.task is not None, step
-    return flow.submit(
-        campaign.pk, user, step.task.item.pk, form_for(campaign, step.task, right=right)
-    )
+    return step.task
+
+
+def answer_current(campaign: Campaign, user: User, *, right: bool) -> flow.QualificationSubmit:
+    task = current_task(campaign, user)
+    return flow.submit(campaign.pk, user, task.item.pk, form_for(campaign, task, right=right))
 
 
 def do_practice(campaign: Campaign, user: User) -> None:

@@ -3,6 +3,7 @@ and removed, the rule and the screen-out URL changed, outcomes listed and a memb
 bad requests are 4xx with field messages, and other users get 404."""
 
 import json
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -68,8 +69,8 @@ def test_it_creates_a_campaign_with_practice_and_qualification(api, dataset) -> 
 
 def test_it_refuses_creation_requests_it_cannot_use(api, dataset) -> None:
     """A pair twice, a missing pair, an unknown expected answer, a rule beyond the items."""
-    base = {"dataset": dataset.pk, "annotations_per_pair": 2}
-    cases = [
+    base: dict[str, Any] = {"dataset": dataset.pk, "annotations_per_pair": 2}
+    cases: list[tuple[dict[str, Any], str]] = [
         (
             {"practice_pairs": [{"external_id": "p0000"}, {"external_id": "p0000"}]},
             "practice_pairs",
@@ -169,7 +170,7 @@ def test_it_lists_outcomes_and_lets_a_member_in(api, dataset, annotator, manager
 def test_it_hides_everything_from_who_does_not_manage(dataset, annotator) -> None:
     campaign = screening_campaign(dataset, annotator)
     client = token_client(annotator)
-    pair = campaign.qualification_items.first().pair
+    pair = campaign.qualification_items.earliest("pk").pair
     for method, url in [
         ("GET", reverse("api_campaign_qualification", args=[campaign.pk])),
         ("PATCH", reverse("api_campaign_qualification", args=[campaign.pk])),

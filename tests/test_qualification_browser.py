@@ -21,7 +21,7 @@ def answer(page, *, side: str, right: bool) -> None:
     """Rate both responses, then name ``side`` (or the other one) and the difference."""
     other = "b" if side == "A" else "a"
     fit, differentiator = (side.lower(), "p") if right else (other, "q")
-    answer_with_keys(page, ["5", "5", "4", "4", "4", "3", fit, differentiator, "h"])
+    answer_with_keys(page, f"554443{fit}{differentiator}h")
     submit_with_keyboard(page)
 
 
@@ -43,7 +43,7 @@ def test_it_walks_a_participant_through_practice_and_two_attempts(
         page.click("#join button[type=submit]")
     assert page.url.endswith(reverse("qualification", args=[campaign.pk]))
     user = Membership.objects.get(campaign=campaign, participant_id=PID).user
-    items = {item.phase: [] for item in QualificationItem.objects.filter(campaign=campaign)}
+    items: dict[str, list[QualificationItem]] = {"practice": [], "qualification": []}
     for item in QualificationItem.objects.filter(campaign=campaign).order_by("position"):
         items[item.phase].append(item)
     (practice,) = items["practice"]

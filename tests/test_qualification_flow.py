@@ -4,6 +4,7 @@ never handed a regular item, not even one reserved before), let in by a manager,
 set apart from the campaign's sample."""
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -30,6 +31,7 @@ from tests.qualification_support import (
     PRACTICE_IDS,
     QUALIFICATION_IDS,
     answer_current,
+    current_task,
     do_practice,
     fail_twice,
     form_for,
@@ -60,7 +62,7 @@ def test_it_sets_the_pairs_apart_from_the_regular_sample(dataset, annotator):
 def test_it_refuses_pairs_that_cannot_be_set_apart(dataset):
     """A missing pair, a gold pair, a pair in both phases or a rule the items cannot meet: the
     campaign is not created, and the message names the pair or the rule."""
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"practice_pairs": ["nope"]}, "not in dataset"),
         ({"practice_pairs": ["p0000"], "gold_pair_ids": ["p0000"]}, "gold pairs cannot"),
         ({"practice_pairs": ["p0000"], "qualification_pairs": ["p0000"]}, "for practice and"),
@@ -82,11 +84,11 @@ def test_it_hands_out_practice_then_qualification_then_the_queue(dataset, annota
     campaign = screening_campaign(dataset, annotator)
     with pytest.raises(QualificationFirst):
         next_assignment(campaign, annotator)
-    first = flow.next_step(campaign, annotator)
-    assert (first.stage, first.task.number, first.task.total) == (Stage.PRACTICE, 1, 2)
+    first = current_task(campaign, annotator)
+    assert (first.phase, first.number, first.total) == (Stage.PRACTICE, 1, 2)
     do_practice(campaign, annotator)
-    step = flow.next_step(campaign, annotator)
-    assert (step.stage, step.task.attempt) == (Stage.QUALIFICATION, 1)
+    step = current_task(campaign, annotator)
+    assert (step.phase, step.attempt) == (Stage.QUALIFICATION, 1)
     assert not is_cleared(campaign.pk, annotator.pk)
     with pytest.raises(QualificationFirst):
         next_assignment(campaign, annotator)
@@ -102,7 +104,7 @@ def test_it_gives_practice_feedback_and_allows_a_retry(dataset, annotator):
     """A wrong practice answer comes back with what was expected (as the member saw it) and
     why; answering again adds a try and leaves the first."""
     campaign = screening_campaign(dataset, annotator)
-    task = flow.next_step(campaign, annotator).task
+    task = current_task(campaign, annotator)
     wrong = flow.submit(campaign.pk, annotator, task.item.pk, form_for(campaign, task, right=False))
     feedback = wrong.feedback
     assert feedback is not None
@@ -116,11 +118,12 @@ def test_it_gives_practice_feedback_and_allows_a_retry(dataset, annotator):
     assert retry.attempt == 2
     assert retry.chosen_position == task.chosen_position
     right = flow.submit(campaign.pk, annotator, task.item.pk, form_for(campaign, retry, right=True))
+    assert right.feedback is not None
     assert right.feedback.correct
     tries = QualificationAnswer.objects.filter(item=task.item, annotator=annotator)
     assert sorted(tries.values_list("attempt", flat=True)) == [1, 2]
     # Answered once, the item no longer holds the member back: the next practice item comes.
-    assert flow.next_step(campaign, annotator).task.number == 2
+    assert current_task(campaign, annotator).number == 2
 
 
 def test_it_gives_a_second_attempt_with_the_sides_swapped(dataset, annotator):
@@ -129,16 +132,16 @@ def test_it_gives_a_second_attempt_with_the_sides_swapped(dataset, annotator):
     campaign = screening_campaign(dataset, annotator)
     do_practice(campaign, annotator)
     first_sides = {}
-    while (step := flow.next_step(campaign, annotator)).task.attempt == 1:
-        first_sides[step.task.item.pk] = step.task.chosen_position
-        stored = answer_current(campaign, annotator, right=False)
-        if stored.result is not None:
-            break
-    assert stored.result.outcome == "in_progress"
+    result = None
+    while result is None:
+        task = current_task(campaign, annotator)
+        first_sides[task.item.pk] = task.chosen_position
+        result = answer_current(campaign, annotator, right=False).result
+    assert result.outcome == "in_progress"
     feedback = flow.attempt_feedback(campaign, annotator, 1)
     assert [item.external_id for item in feedback] == list(QUALIFICATION_IDS)
     assert not any(item.correct for item in feedback)
-    second = flow.next_step(campaign, annotator).task
+    second = current_task(campaign, annotator)
     assert second.attempt == 2
     assert second.chosen_position != first_sides[second.item.pk]
     assert take_attempt(campaign, annotator, right=3).passed
@@ -172,7 +175,7 @@ def test_it_screens_out_after_two_failures_and_never_hands_a_regular_item(datase
         submit(earlier.pk, annotator, answers(earlier), client_token="late-answer")
     assert refused.value.code == "qualification"
     assert not Annotation.objects.filter(assignment__annotator=annotator).exists()
-    task_item = QualificationItem.objects.filter(campaign=campaign).first()
+    task_item = QualificationItem.objects.filter(campaign=campaign).earliest("pk")
     with pytest.raises(SubmitError) as again:
         flow.submit(campaign.pk, annotator, task_item.pk, {"client_token": "more"})
     assert again.value.code == "screened_out"
@@ -187,12 +190,12 @@ def test_it_refuses_answers_out_of_order_and_replays_a_token(dataset, annotator)
     """Qualification before practice, an item answered twice in an attempt: refused with
     nothing stored; the same client token again returns the stored answer."""
     campaign = screening_campaign(dataset, annotator)
-    qualification_item = setup.items_of(campaign, "qualification").first()
+    qualification_item = setup.items_of(campaign, "qualification")[0]
     with pytest.raises(SubmitError) as early:
         flow.submit(campaign.pk, annotator, qualification_item.pk, {"client_token": "early"})
     assert early.value.code == "order"
     do_practice(campaign, annotator)
-    task = flow.next_step(campaign, annotator).task
+    task = current_task(campaign, annotator)
     data = form_for(campaign, task, right=True)
     stored = flow.submit(campaign.pk, annotator, task.item.pk, data)
     replay = flow.submit(campaign.pk, annotator, task.item.pk, data)
@@ -200,7 +203,7 @@ def test_it_refuses_answers_out_of_order_and_replays_a_token(dataset, annotator)
     with pytest.raises(SubmitError) as twice:
         flow.submit(campaign.pk, annotator, task.item.pk, form_for(campaign, task, right=True))
     assert twice.value.code == "order"
-    following = flow.next_step(campaign, annotator).task
+    following = current_task(campaign, annotator)
     with pytest.raises(SubmitError) as bad:
         flow.submit(campaign.pk, annotator, following.item.pk, {"client_token": "x"})
     assert bad.value.code == "invalid"
@@ -237,7 +240,7 @@ def test_it_keeps_what_decides_outcomes_fixed_once_answered(dataset, annotator):
     """Once a member answered the qualification its items and rule stay; explanations can
     still change. Gold pairs and pairs handed out already cannot be chosen."""
     campaign = screening_campaign(dataset, annotator, gold_pair_ids=["p0011"])
-    pair = setup.items_of(campaign, "qualification").first().pair
+    pair = setup.items_of(campaign, "qualification")[0].pair
     gold_pair = dataset.pairs.get(external_id="p0011")
     with pytest.raises(Exception, match="gold item"):
         setup.choose_item(campaign, gold_pair, "practice", {"rubric_fit": "chosen"}, {})
@@ -262,9 +265,10 @@ def test_it_keeps_what_decides_outcomes_fixed_once_answered(dataset, annotator):
     add_member(campaign, other)
     pass_first(campaign, other)
     handed = next_assignment(campaign, other)
+    assert handed is not None
     with pytest.raises(Exception, match="handed this pair"):
         setup.choose_item(campaign, handed.item.pair, "practice", {"rubric_fit": "chosen"}, {})
-    untouched = campaign.items.exclude(assignments__isnull=False).first()
+    untouched = campaign.items.exclude(assignments__isnull=False).earliest("pk")
     setup.choose_item(campaign, untouched.pair, "practice", {"rubric_fit": "chosen"}, {})
     assert not campaign.items.filter(pk=untouched.pk).exists()
 
@@ -274,11 +278,11 @@ def test_it_blocks_a_passed_member_again_for_a_new_practice_item(dataset, annota
     campaign = screening_campaign(dataset, annotator)
     pass_first(campaign, annotator)
     assert next_assignment(campaign, annotator) is not None
-    untouched = campaign.items.exclude(assignments__isnull=False).first()
+    untouched = campaign.items.exclude(assignments__isnull=False).earliest("pk")
     setup.choose_item(campaign, untouched.pair, "practice", {"differentiator": "preference"}, {})
     with pytest.raises(QualificationFirst):
         next_assignment(campaign, annotator)
-    assert flow.next_step(campaign, annotator).task.item.pair == untouched.pair
+    assert current_task(campaign, annotator).item.pair == untouched.pair
     answer_current(campaign, annotator, right=True)
     assert next_assignment(campaign, annotator) is not None
 
@@ -291,7 +295,7 @@ def test_it_times_each_attempt(dataset, annotator):
     started = QualificationRecord.objects.get(membership__user=annotator).started_at
     times = [started + timedelta(minutes=minute) for minute in range(1, 7)]
     for index, when in enumerate(times):
-        task = flow.next_step(campaign, annotator).task
+        task = current_task(campaign, annotator)
         data = form_for(campaign, task, right=index >= 3)
         flow.submit(campaign.pk, annotator, task.item.pk, data, now=when)
     record = QualificationRecord.objects.get(membership__user=annotator)

@@ -7,6 +7,7 @@ import csv
 import io
 import re
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -103,7 +104,7 @@ def test_it_writes_the_bonus_list_as_prolific_takes_it(study) -> None:
 
 
 def test_it_refuses_a_bonus_rule_it_cannot_pay(study) -> None:
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"per_item": "0.105"}, "per_item"),
         ({"per_item": "-1"}, "per_item"),
         ({"per_item": "NaN"}, "per_item"),

@@ -81,7 +81,7 @@ def test_it_sends_a_participant_who_fails_twice_to_the_screen_out_url(
     assert QualificationItem.objects.filter(campaign=campaign).count() == 3
 
     queue = client.get(reverse("annotate", args=[campaign.pk]))
-    assert queue.url == reverse("qualification", args=[campaign.pk])
+    assert queue["Location"] == reverse("qualification", args=[campaign.pk])
     for _ in range(2):
         answer_on_page(client, campaign, right=False)
     ended = answer_on_page(client, campaign, right=False)
@@ -150,10 +150,14 @@ def test_it_tells_a_staff_annotator_who_fails_and_shows_the_manager(
 
     manager_client = login(manager)
     dashboard = manager_client.get(reverse("campaign_detail", args=[campaign.pk])).content.decode()
-    summary = re.search(r'id="qualification-summary">(.*?)</p>', dashboard, re.S).group(1)
+    summary_match = re.search(r'id="qualification-summary">(.*?)</p>', dashboard, re.S)
+    assert summary_match is not None
+    summary = summary_match.group(1)
     assert "<strong>0</strong> passed" in summary
     assert "<strong>1</strong> failed" in summary
-    row = re.search(r'<tr data-annotator="alice".*?</tr>', dashboard, re.S).group(0)
+    row_match = re.search(r'<tr data-annotator="alice".*?</tr>', dashboard, re.S)
+    assert row_match is not None
+    row = row_match.group(0)
     assert 'data-outcome="failed"' in row
     assert reverse("campaign_qualification_admit", args=[campaign.pk]) in row
     assert reverse("campaign_qualification", args=[campaign.pk]) in dashboard
@@ -177,7 +181,7 @@ def test_it_hands_practice_and_qualification_first_through_the_api(dataset, anno
     campaign = screening_campaign(dataset, annotator)
     api = api_client(annotator)
     kinds = []
-    first_post = None
+    first_post: tuple[str, dict[str, str], int] | None = None
     while True:
         served = post_json(api, reverse("api_next", args=[campaign.pk]))
         assert served.status_code == 200, served.content
@@ -214,6 +218,7 @@ def test_it_hands_practice_and_qualification_first_through_the_api(dataset, anno
     assert (mine["stage"], mine["outcome"]) == ("queue", "passed")
     assert [a["right"] for a in mine["attempts"]] == [0, 3]
     assert len(mine["feedback"]) == 3
+    assert first_post is not None
     url, answers, answer_id = first_post
     replay = post_json(api, url, answers)
     assert replay.status_code == 200
@@ -224,7 +229,7 @@ def test_it_answers_4xx_for_what_is_not_the_callers(dataset, annotator, other_an
     """Another member's campaign item, a missing item, a bad form: 404, 404, 400."""
     campaign = screening_campaign(dataset, annotator)
     stranger = api_client(other_annotator)
-    item = QualificationItem.objects.filter(campaign=campaign).first()
+    item = QualificationItem.objects.filter(campaign=campaign).earliest("pk")
     url = reverse("api_qualification_submit", args=[item.pk])
     assert post_json(stranger, url, {"client_token": "x"}).status_code == 404
     missing = reverse("api_qualification_submit", args=[item.pk + 1000])

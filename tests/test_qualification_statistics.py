@@ -38,6 +38,7 @@ def contrary_practice_and_qualification(campaign, user: User) -> None:
     for item in QualificationItem.objects.filter(campaign=campaign, phase="practice"):
         for _ in range(3):
             task = flow.task_for(campaign, user, item.pk)
+            assert task is not None
             flow.submit(campaign.pk, user, item.pk, form_for(campaign, task, right=False))
     while flow.next_step(campaign, user).stage == flow.Stage.QUALIFICATION:
         answer_current(campaign, user, right=False)

@@ -7,6 +7,7 @@ web pages and management commands call), and the access rules are those of the w
 
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
@@ -253,7 +254,7 @@ class CampaignList(generics.ListCreateAPIView[Campaign]):
         targets = data.pop("sample_targets", None)
         for name in ("practice_pairs", "qualification_pairs"):
             if name in data:
-                data[name] = _as_field(name, lambda rows=data[name]: creation_choices(rows))
+                data[name] = _as_field(name, partial(creation_choices, data[name]))
         if "qualification_rule" in data:
             data["qualification_rule"] = dict(data["qualification_rule"])
         try:
