@@ -127,12 +127,12 @@ urlpatterns: list[URLPattern] = [
         name="api_campaign_prolific_bonus_rule",
     ),
     path(
-        "campaigns/<row_id:campaign_id>/prolific/approvals.csv",
+        "campaigns/<row_id:campaign_id>/prolific/approvals/",
         qualification.ProlificApprovals.as_view(),
         name="api_campaign_prolific_approvals",
     ),
     path(
-        "campaigns/<row_id:campaign_id>/prolific/bonuses.csv",
+        "campaigns/<row_id:campaign_id>/prolific/bonuses/",
         qualification.ProlificBonuses.as_view(),
         name="api_campaign_prolific_bonuses",
     ),
