@@ -163,6 +163,43 @@ class CampaignForm(forms.Form):
         assume_scheme="https",
         help_text="Where annotators go when their quota is done, e.g. Prolific's completion link.",
     )
+    practice_pair_ids = forms.CharField(
+        label="Practice pairs",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Ids of pairs shown first, with feedback, counted nowhere. They expect the "
+        "dataset's claim; set expected answers and explanations on the campaign's practice "
+        "and qualification page.",
+    )
+    qualification_pair_ids = forms.CharField(
+        label="Qualification pairs",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Ids of pairs a member must pass (two attempts) before the queue.",
+    )
+    qualification_min_correct = forms.IntegerField(
+        label="Qualification: items right to pass",
+        required=False,
+        min_value=0,
+        help_text="Empty: every qualification item right.",
+    )
+    qualification_required_questions = forms.MultipleChoiceField(
+        label="Qualification: and",
+        required=False,
+        choices=[
+            ("rubric_fit", "every better-fit answer right"),
+            ("differentiator", "every main-difference answer right"),
+        ],
+        widget=forms.CheckboxSelectMultiple,
+    )
+    screen_out_url = forms.URLField(
+        label="Screen-out URL",
+        required=False,
+        max_length=1000,
+        assume_scheme="https",
+        help_text="Where a study participant who fails the qualification goes, e.g. Prolific's "
+        "screen-out completion link; empty: a page of this site tells them.",
+    )
 
     plan_half_width = forms.FloatField(
         label="Planned sample: target half-width overall",
@@ -269,18 +306,45 @@ class CampaignForm(forms.Form):
         )
 
     def clean_gold_pair_ids(self) -> list[str]:
-        return sorted(set(re.split(r"[\s,]+", self.cleaned_data["gold_pair_ids"].strip())) - {""})
+        return _ids(self.cleaned_data["gold_pair_ids"])
+
+    def clean_practice_pair_ids(self) -> list[str]:
+        return _ids(self.cleaned_data["practice_pair_ids"])
+
+    def clean_qualification_pair_ids(self) -> list[str]:
+        return _ids(self.cleaned_data["qualification_pair_ids"])
+
+    def qualification_rule(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "min_correct": data.get("qualification_min_correct"),
+            "required_questions": list(data.get("qualification_required_questions") or []),
+        }
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         if cleaned.get("gold_rate") and not cleaned.get("gold_pair_ids"):
             self.add_error("gold_pair_ids", "A gold rate needs gold pairs.")
+        self._check_apart(cleaned)
         planned = any(
             cleaned.get(f) is not None for f in ("plan_half_width", "plan_category_half_width")
         )
         if planned and cleaned.get("sample") is not None:
             self.add_error("sample", "Give a sample size or a target half-width, not both.")
         return cleaned
+
+    def _check_apart(self, cleaned: dict[str, Any]) -> None:
+        """A pair is gold, practice or qualification, never two of them."""
+        gold = set(cleaned.get("gold_pair_ids") or [])
+        practice = set(cleaned.get("practice_pair_ids") or [])
+        qualification = set(cleaned.get("qualification_pair_ids") or [])
+        for field, ids, others in (
+            ("practice_pair_ids", practice, gold | qualification),
+            ("qualification_pair_ids", qualification, gold),
+        ):
+            both = sorted(ids & others)
+            if both:
+                self.add_error(field, f"Already gold or practice pairs: {', '.join(both)}.")
 
     def clean_majority_threshold(self) -> float:
         value = self.cleaned_data["majority_threshold"]
@@ -291,6 +355,10 @@ class CampaignForm(forms.Form):
         if Campaign.objects.filter(name=name).exists():
             raise forms.ValidationError("A campaign with this name already exists.")
         return name
+
+
+def _ids(text: str) -> list[str]:
+    return sorted(set(re.split(r"[\s,]+", text.strip())) - {""})
 
 
 class QualitySettingsForm(forms.ModelForm[Campaign]):

@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
+from prb_annotate.api.serializers_qualification import CreationItemSerializer, PassRuleSerializer
 from prb_annotate.audit import listing, rule
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns.editing import change_errors
@@ -195,6 +196,7 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "quota_per_annotator",
             "completion_url",
             "prolific_study_id",
+            "screen_out_url",
             "show_timer",
             "invite_token",
             "study_link_enabled",
@@ -338,8 +340,33 @@ class CampaignCreateSerializer(CampaignSerializer):
         "campaign keeps the plan in sample_plan.",
     )
 
+    practice_pairs = CreationItemSerializer(
+        many=True,
+        required=False,
+        write_only=True,
+        help_text="Pairs shown before the queue with feedback, counted nowhere: external_id, "
+        "expected_answers (default: the dataset's claim), explanations.",
+    )
+    qualification_pairs = CreationItemSerializer(
+        many=True,
+        required=False,
+        write_only=True,
+        help_text="Pairs a member must pass (two attempts) before the queue, as practice_pairs.",
+    )
+    qualification_rule = PassRuleSerializer(
+        required=False, help_text="The pass rule; empty: every qualification item right."
+    )
+
     class Meta(CampaignSerializer.Meta):
-        fields = [*CampaignSerializer.Meta.fields, "sample", "gold_pair_ids", "sample_targets"]
+        fields = [
+            *CampaignSerializer.Meta.fields,
+            "sample",
+            "gold_pair_ids",
+            "sample_targets",
+            "practice_pairs",
+            "qualification_pairs",
+            "qualification_rule",
+        ]
         read_only_fields = [
             "id",
             "status",

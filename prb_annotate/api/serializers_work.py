@@ -18,7 +18,22 @@ class ReservationSerializer(serializers.Serializer):
     """The reserved pair as the annotator sees it: responses A and B, never which one the
     dataset chose."""
 
-    assignment = serializers.IntegerField()
+    kind = serializers.ChoiceField(
+        choices=["regular", "practice", "qualification"],
+        help_text="practice and qualification items come before the queue; their answers go "
+        "to submit_url and count nowhere.",
+    )
+    assignment = serializers.IntegerField(
+        allow_null=True, help_text="Null for practice and qualification items."
+    )
+    item = serializers.IntegerField(
+        allow_null=True, help_text="The practice or qualification item; null for regular items."
+    )
+    attempt = serializers.IntegerField(
+        allow_null=True, help_text="Qualification attempt (1 or 2), or the practice try."
+    )
+    number = serializers.IntegerField(allow_null=True, help_text="n-th item of its kind.")
+    total = serializers.IntegerField(allow_null=True, help_text="Items of its kind.")
     campaign = serializers.IntegerField()
     question = serializers.CharField()
     profile = serializers.JSONField()
@@ -28,7 +43,8 @@ class ReservationSerializer(serializers.Serializer):
     response_b = serializers.CharField()
     criteria = serializers.ListField(child=serializers.CharField())
     scale = ScaleSerializer()
-    expires_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    submit_url = serializers.CharField(help_text="Where the answers go.")
 
 
 def _rating(side: str, criterion: str) -> serializers.IntegerField:
@@ -91,4 +107,9 @@ class MyProgressSerializer(serializers.Serializer):
     )
     waiting = serializers.BooleanField(
         help_text="Nothing now, but others hold the last pairs; they may come back."
+    )
+    qualification = serializers.CharField(
+        allow_blank=True,
+        help_text="not_started, in_progress, passed, failed or admitted; empty when the "
+        "campaign has no qualification.",
     )

@@ -3,7 +3,7 @@
 from django.urls import URLPattern, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from prb_annotate.api import accounts, docs, leaderboard, sampling, views
+from prb_annotate.api import accounts, docs, leaderboard, qualification, sampling, views
 from prb_annotate.api.token import obtain_auth_token
 from prb_annotate.models import Campaign
 
@@ -120,6 +120,41 @@ urlpatterns: list[URLPattern] = [
         "campaigns/<row_id:campaign_id>/leaderboard/",
         leaderboard.CampaignLeaderboard.as_view(),
         name="api_campaign_leaderboard",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/qualification/",
+        qualification.QualificationView.as_view(),
+        name="api_campaign_qualification",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/qualification/items/<row_id:pair_id>/",
+        qualification.QualificationItemView.as_view(),
+        name="api_campaign_qualification_item",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/qualification/members/",
+        qualification.QualificationMembers.as_view(),
+        name="api_campaign_qualification_members",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/qualification/members/<row_id:annotator_id>/admit/",
+        qualification.QualificationAdmit.as_view(),
+        name="api_campaign_qualification_admit",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/prolific/bonus-rule/",
+        qualification.BonusRuleView.as_view(),
+        name="api_campaign_prolific_bonus_rule",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/prolific/approvals/",
+        qualification.ProlificApprovals.as_view(),
+        name="api_campaign_prolific_approvals",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/prolific/bonuses/",
+        qualification.ProlificBonuses.as_view(),
+        name="api_campaign_prolific_bonuses",
     ),
     path(
         "campaigns/<row_id:campaign_id>/export/",

@@ -8,6 +8,7 @@ web pages and management commands call), and the access rules are those of the w
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -37,6 +38,7 @@ from prb_annotate.api.errors import error_body
 from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import IsStaff, managed_campaign
 from prb_annotate.api.schema import ImportErrorSerializer
+from prb_annotate.api.serializers_qualification import creation_choices
 from prb_annotate.audit import decisions, listing
 from prb_annotate.audit.cache import campaign_audit_cached
 from prb_annotate.audit.campaign_audit import campaign_verdicts
@@ -256,6 +258,11 @@ class CampaignList(generics.ListCreateAPIView[Campaign]):
     def perform_create(self, serializer: serializers.BaseSerializer[Campaign]) -> None:
         data = dict(serializer.validated_data)
         targets = data.pop("sample_targets", None)
+        for name in ("practice_pairs", "qualification_pairs"):
+            if name in data:
+                data[name] = _as_field(name, partial(creation_choices, data[name]))
+        if "qualification_rule" in data:
+            data["qualification_rule"] = dict(data["qualification_rule"])
         try:
             serializer.instance = create_campaign(
                 data.pop("dataset"),
@@ -430,6 +437,14 @@ class ExclusionLift(APIView):
             lambda: lift_exclusion(campaign, annotator, by=request.user)  # type: ignore[arg-type]
         )
         return Response(api.ExclusionSerializer(exclusion).data)
+
+
+def _as_field(field: str, action: Callable[[], T]) -> T:
+    """A serializer's ValidationError, reported under ``field``."""
+    try:
+        return action()
+    except serializers.ValidationError as exc:
+        raise serializers.ValidationError({field: exc.detail}) from exc
 
 
 def _as_api_error(action: Callable[[], T]) -> T:

@@ -1,6 +1,7 @@
 """Annotator-work JSON API: the same service calls as the annotator page, as JSON.
 
-POST /api/campaigns/<id>/next/          the current reservation (200) or 204 when none is left
+POST /api/campaigns/<id>/next/          the current reservation (200) or 204 when none is left;
+                                        practice and qualification items first (``kind``)
 POST /api/assignments/<id>/submit/      201 saved, 200 replay of the same client token
 POST /api/assignments/<id>/skip/        the skipped assignment
 GET  /api/campaigns/<id>/my-progress/   items done, available, the quota, finished or waiting
@@ -33,16 +34,28 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from prb_annotate.access import annotator_campaign_or_404
+from prb_annotate.api import qualification
 from prb_annotate.api import serializers_work as shapes
 from prb_annotate.api.errors import error_body
 from prb_annotate.api.schema import ErrorSerializer
 from prb_annotate.campaigns.annotating import SubmitError, skip, submit_form
-from prb_annotate.campaigns.assignment import next_assignment_by_id, responses_ab
+from prb_annotate.campaigns.assignment import (
+    QualificationFirst,
+    next_assignment_by_id,
+    responses_ab,
+)
 from prb_annotate.campaigns.progress import annotator_standing
+from prb_annotate.campaigns.qualification.flow import outcome_of
 from prb_annotate.db.plainsql import whole_request_transaction
 from prb_annotate.models import Assignment, Membership
 
-ERROR_STATUS = {"invalid": 400, "full": 409, "inactive": 409, "submitted": 409}
+ERROR_STATUS = {
+    "invalid": 400,
+    "full": 409,
+    "inactive": 409,
+    "submitted": 409,
+    "qualification": 403,
+}
 CONFLICT = "The pair has enough annotations, or the campaign does not take answers now."
 CAMPAIGN_ID = OpenApiParameter("campaign_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 ASSIGNMENT_ID = OpenApiParameter("assignment_id", OpenApiTypes.INT, OpenApiParameter.PATH)
@@ -65,7 +78,13 @@ def reservation_data(assignment: Assignment) -> dict[str, Any]:
     campaign = assignment.campaign
     response_a, response_b = responses_ab(assignment)
     return {
+        # Gold items are regular to the annotator: nothing tells them apart.
+        "kind": "regular",
         "assignment": assignment.pk,
+        "item": None,
+        "attempt": None,
+        "number": None,
+        "total": None,
         "campaign": campaign.pk,
         "question": pair.question,
         "profile": pair.profile,
@@ -76,6 +95,7 @@ def reservation_data(assignment: Assignment) -> dict[str, Any]:
         "criteria": list(campaign.quality_criteria),
         "scale": {"min": 1, "max": campaign.rating_scale_max},
         "expires_at": assignment.expires_at.isoformat(),
+        "submit_url": f"/api/assignments/{assignment.pk}/submit/",
     }
 
 
@@ -101,6 +121,12 @@ def next_item(request: Request, campaign_id: int) -> Response:
         assignment = next_assignment_by_id(campaign_id, _user(request))
     except Membership.DoesNotExist as error:  # not one of its annotators
         raise Http404("No such campaign.") from error
+    except QualificationFirst:
+        # Practice or qualification before the queue (or 403 once screened out).
+        step = qualification.step_response(request, campaign_id)
+        if step is not None:
+            return step
+        assignment = None
     if assignment is None:
         return Response(status=status.HTTP_204_NO_CONTENT)
     return Response(reservation_data(assignment))
@@ -182,6 +208,7 @@ def my_progress(request: Request, campaign_id: int) -> Response:
             "available": standing.available,
             "finished": standing.finished,
             "waiting": standing.waiting,
+            "qualification": outcome_of(campaign, _user(request)),
         }
     )
 

@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from prb_annotate.campaigns.qualification.gate import BLOCKED_SUBMIT_SQL
 from prb_annotate.db.plainsql import (
     db_time,
     execute,
@@ -40,6 +41,9 @@ FALSE_VALUES = frozenset({"", "off", "false", "0", "no"})
 NUL = "\x00"
 NUL_MESSAGE = "Remove the NUL character (code 0)."
 FULL_MESSAGE = "This pair already has enough annotations; your answer was not recorded."
+NOT_CLEARED_MESSAGE = (
+    "Answer the practice and pass the qualification first; your answer was not recorded."
+)
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,8 @@ class SubmitError(Exception):
 
     ``code`` tells the API which status to answer: "invalid" (400: fix the form),
     "full" (409: the pair has enough annotations), "inactive" (409: campaign not active),
-    "submitted" (409: cannot skip what was submitted).
+    "submitted" (409: cannot skip what was submitted), "qualification" (403: practice or
+    qualification first, or failed).
     """
 
     def __init__(
@@ -270,9 +275,10 @@ WHERE a.id = %s AND a.annotator_id = %s
 """
 
 # After the lock, everything a submit decides on: the assignment, its item's target, the
-# campaign's state and questions, the annotation the client token made if any, and the item's
-# other assignments that hold a slot (submitted ones and live reservations).
-SUBMIT_SQL = """
+# campaign's state and questions, the annotation the client token made if any, the item's
+# other assignments that hold a slot (submitted ones and live reservations), and whether the
+# annotator is a member not cleared for regular items (qualification/gate.py).
+SUBMIT_TEMPLATE = """
 SELECT a.status, a.chosen_position,
        CASE WHEN a.status = 'reserved' AND a.expires_at > %s THEN 1 ELSE 0 END,
        i.kind, c.annotations_per_pair + i.extra_annotations + i.replacement_annotations, c.status,
@@ -282,13 +288,15 @@ SELECT a.status, a.chosen_position,
         WHERE o.item_id = a.item_id AND o.id <> a.id AND o.status = 'submitted'),
        (SELECT COUNT(*) FROM prb_annotate_assignment o
         WHERE o.item_id = a.item_id AND o.id <> a.id AND o.status = 'reserved'
-          AND o.expires_at > %s)
+          AND o.expires_at > %s),
+       CASE WHEN {blocked} THEN 1 ELSE 0 END
 FROM prb_annotate_assignment a
 JOIN prb_annotate_campaignitem i ON i.id = a.item_id
 JOIN prb_annotate_campaign c ON c.id = a.campaign_id
 LEFT JOIN prb_annotate_annotation t ON t.client_token = %s
 WHERE a.id = %s AND a.annotator_id = %s
 """
+SUBMIT_SQL = SUBMIT_TEMPLATE.format(blocked=BLOCKED_SUBMIT_SQL)
 
 MARK_SUBMITTED_SQL = """
 UPDATE prb_annotate_assignment SET status = 'submitted', submitted_at = %s WHERE id = %s
@@ -312,6 +320,7 @@ class _Locked:
     token_assignment_id: int | None
     others_submitted: int
     others_reserved: int  # live reservations of others on the item
+    blocked: bool  # a member not cleared for regular items
 
     @cached_property
     def form_assignment(self) -> Assignment:
@@ -346,6 +355,8 @@ def submit(
     - A live reservation always counts. A lapsed, expired or skipped one counts only if the
       item still has room next to the others' submitted answers and live reservations;
       otherwise SubmitError(code="full") and nothing is stored.
+    - A member not cleared for regular items (practice or qualification to do, or failed)
+      gets SubmitError(code="qualification"), even for a reservation made before.
     - Someone else's assignment raises Assignment.DoesNotExist, as if it did not exist.
     """
     _check_row_id(assignment_id)
@@ -436,6 +447,7 @@ def _lock_for_submit(
         token_assignment_id,
         submitted,
         reserved,
+        blocked,
     ) = rows[0]
     return _Locked(
         assignment_id=assignment_id,
@@ -451,6 +463,7 @@ def _lock_for_submit(
         token_assignment_id=token_assignment_id,
         others_submitted=int(submitted),
         others_reserved=int(reserved),
+        blocked=bool(blocked),
     )
 
 
@@ -470,6 +483,8 @@ def _store(locked: _Locked, submission: Submission, now: datetime) -> SubmitResu
             f"This campaign is {locked.campaign_status}; answers are not accepted.",
             code="inactive",
         )
+    if locked.blocked:
+        raise SubmitError(NOT_CLEARED_MESSAGE, code="qualification")
     answers = submission.answers
     check_answers(answers, locked.form_assignment.campaign)
     token, time_on_task_ms = submission.client_token, submission.time_on_task_ms

@@ -7,6 +7,12 @@ has more than ``item.target_annotations()`` of them (k, plus extra ones the audi
 one more annotator for a split vote, and a replacement for every answer that left the audit,
 since that answer still holds its slot; see ``audit/replacements.py``).
 
+Nothing of the queue reaches a member who is not *cleared* (``qualification/gate.py``: practice
+answered, qualification passed or let in by a manager): the rule is read in the transaction
+that hands out items, under the member's lock, and such a member gets ``QualificationFirst``
+instead of any item, their own earlier reservation included. Practice and qualification items
+are not campaign items, so they never take a slot here.
+
 The queue for one annotator, in order:
 
 1. their own live reservation (a reload shows the same pair);
@@ -61,6 +67,7 @@ from django.utils import timezone
 
 from prb_annotate.access import PARTICIPANT_SCOPE_SQL
 from prb_annotate.campaigns.plan import MAX_CANDIDATES, Candidate, Plan, plan_for
+from prb_annotate.campaigns.qualification.gate import CLEARED_COLUMN
 from prb_annotate.db.plainsql import (
     columns,
     db_time,
@@ -174,10 +181,11 @@ WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator' AND {}
 """
 
 # The campaign, for one of its annotators, with their history in it: submitted, submitted
-# showing the chosen answer on A, reservations (live or lapsed), expired rows.
+# showing the chosen answer on A, reservations (live or lapsed), expired rows; and whether they
+# are cleared for regular items (qualification/gate.py).
 MEMBER_SQL = """
 SELECT {},
-       h.submitted, h.shown_a, h.reserved_rows, h.expired_rows
+       h.submitted, h.shown_a, h.reserved_rows, h.expired_rows, {}
 FROM prb_annotate_membership m JOIN prb_annotate_campaign c ON c.id = m.campaign_id
 CROSS JOIN (
     SELECT COALESCE(SUM(CASE WHEN status = 'submitted' THEN 1 ELSE 0 END), 0) AS submitted,
@@ -290,6 +298,16 @@ class _History:
         return self.submitted - self.shown_a
 
 
+class QualificationFirst(Exception):
+    """The member is not cleared for regular items: practice or qualification comes first,
+    or they failed it (``qualification/flow.py`` says which)."""
+
+
+# What the transaction answers for a member who is not cleared; raised as QualificationFirst
+# once it has ended, so that a whole-request transaction is not marked for rollback.
+_NOT_CLEARED = object()
+
+
 def next_assignment(
     campaign: Campaign, annotator: User, *, now: datetime | None = None
 ) -> Assignment | None:
@@ -297,7 +315,8 @@ def next_assignment(
 
     None means there is nothing for them now: the campaign is not active, their quota is
     done, or every remaining item is full or already theirs. Raises Membership.DoesNotExist
-    when ``annotator`` is not an annotator of the campaign. The returned assignment has
+    when ``annotator`` is not an annotator of the campaign, and QualificationFirst when they
+    are not cleared for regular items (the campaign being active). The returned assignment has
     ``campaign`` (as read in the transaction), ``item`` and ``item.pair`` loaded.
     """
     return next_assignment_by_id(campaign.pk, annotator, now=now)
@@ -312,10 +331,13 @@ def next_assignment_by_id(
     assignment = _next(campaign_id, annotator, now)
     if assignment is None and _made_room_for_replacements(campaign_id):
         assignment = _next(campaign_id, annotator, now)
+    if assignment is _NOT_CLEARED:
+        raise QualificationFirst("Practice or qualification comes first.")
+    assert assignment is None or isinstance(assignment, Assignment)
     return assignment
 
 
-def _next(campaign_id: int, annotator: User, now: datetime) -> Assignment | None:
+def _next(campaign_id: int, annotator: User, now: datetime) -> Assignment | object | None:
     if has_row_locks():
         # PostgreSQL: one transaction, which plans only once it knows a new item is needed.
         with operation_transaction():
@@ -363,7 +385,7 @@ def _plan_before_transaction(campaign_id: int, annotator: User, now: datetime) -
 
 def _next_in_transaction(
     campaign_id: int, annotator: User, now: datetime, *, plan: Plan | None, may_plan: bool
-) -> Assignment | None:
+) -> Assignment | object | None:
     # One annotator's requests queue on their membership row (PostgreSQL row lock; SQLite's
     # immediate transaction already serializes everything): two tabs asking at once get one
     # item, never two.
@@ -372,13 +394,16 @@ def _next_in_transaction(
     ):
         raise Membership.DoesNotExist("Not an annotator of this campaign.")
     rows = fetch(
-        MEMBER_SQL.format(columns(Campaign, "c"), PARTICIPANT_SCOPE_SQL),
+        MEMBER_SQL.format(columns(Campaign, "c"), CLEARED_COLUMN, PARTICIPANT_SCOPE_SQL),
         [campaign_id, annotator.pk, campaign_id, annotator.pk],
     )
     if not rows:
         raise Membership.DoesNotExist("Not an annotator of this campaign.")
     campaign = instance(Campaign, rows[0])
-    history = _History(*(int(n) for n in rows[0][len(Campaign._meta.concrete_fields) :]))
+    *counts, cleared = rows[0][len(Campaign._meta.concrete_fields) :]
+    if campaign.status == Campaign.Status.ACTIVE and not cleared:
+        return _NOT_CLEARED
+    history = _History(*(int(n) for n in counts))
     assignment = _queue(_Settings.of(campaign), annotator, history, now, plan, may_plan)
     if assignment is not None:
         assignment.campaign = campaign

@@ -16,6 +16,7 @@ from django.db.models import Field
 from prb_annotate.audit.exclusions import pairs_short_of_answers, request_replacement_annotations
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns import planned_sample
+from prb_annotate.campaigns.qualification import setup as qualification_setup
 from prb_annotate.models import (
     Annotation,
     Assignment,
@@ -48,6 +49,9 @@ CAMPAIGN_SETTINGS = frozenset(
         "completion_url",
         "prolific_study_id",
         "show_timer",
+        "screen_out_url",
+        "qualification_rule",
+        "bonus_rule",
     }
 )
 
@@ -103,6 +107,8 @@ def create_campaign(
     sample_targets: PlanTargets | None = None,
     gold_pair_ids: Collection[str] | Mapping[str, Mapping[str, str]] = (),
     gold_rate: float = 0.0,
+    practice_pairs: qualification_setup.ItemChoices = (),
+    qualification_pairs: qualification_setup.ItemChoices = (),
     seed: int = 0,
     created_by: User | None = None,
     activate: bool = False,
@@ -119,6 +125,11 @@ def create_campaign(
     ``sample_targets`` plans a stratified sample for a target precision instead of a fixed
     ``sample`` size (``planned_sample.py``); the campaign keeps the plan in ``sample_plan``.
     Raises ``planned_sample.SamplePlanError`` for targets that cannot be planned for.
+
+    ``practice_pairs`` and ``qualification_pairs`` name the pairs members answer before the
+    queue (``qualification/``), set apart from the sample like gold pairs: ids (expecting the
+    dataset's claim) or ``{id: {"expected_answers": {...}, "explanations": {...}}}``; the pass
+    rule is the ``qualification_rule`` setting.
     """
     unknown = set(settings) - CAMPAIGN_SETTINGS
     if unknown:
@@ -140,13 +151,15 @@ def create_campaign(
     missing = sorted(set(gold) - set(pairs))
     if missing:
         raise CampaignSetupError(f"gold pairs not in dataset {dataset.name}: {', '.join(missing)}")
+    screening = _screening_specs(dataset, pairs, gold, practice_pairs, qualification_pairs)
+    set_apart = set(gold) | {spec.external_id for spec in screening}
 
     rng = random.Random(seed)
-    regular_ids = sorted(set(pairs) - set(gold))
+    regular_ids = sorted(set(pairs) - set_apart)
     plan = None
     if sample_targets is not None:
         regular_ids, plan = planned_sample.planned_pair_ids(
-            dataset, sample_targets, k, seed, leave_out=gold
+            dataset, sample_targets, k, seed, leave_out=set_apart
         )
     elif sample is not None:
         if sample > len(regular_ids):
@@ -192,10 +205,38 @@ def create_campaign(
                 ],
                 batch_size=500,
             )
+            qualification_setup.create_items(campaign, screening, pairs)
+    except qualification_setup.QualificationSetupError as error:
+        raise CampaignSetupError(str(error)) from error
     except IntegrityError as error:
         # Two managers creating the same name at once: the unique name decides.
         raise CampaignSetupError(f"a campaign named {name!r} already exists") from error
     return campaign
+
+
+def _screening_specs(
+    dataset: Dataset,
+    pairs: Mapping[str, int],
+    gold: Mapping[str, Any],
+    practice: qualification_setup.ItemChoices,
+    qualification: qualification_setup.ItemChoices,
+) -> list[qualification_setup.ItemSpec]:
+    try:
+        specs = qualification_setup.item_specs(practice, qualification)
+    except qualification_setup.QualificationSetupError as error:
+        raise CampaignSetupError(str(error)) from error
+    chosen = {spec.external_id for spec in specs}
+    missing = sorted(chosen - set(pairs))
+    if missing:
+        raise CampaignSetupError(
+            f"practice or qualification pairs not in dataset {dataset.name}: {', '.join(missing)}"
+        )
+    both = sorted(chosen & set(gold))
+    if both:
+        raise CampaignSetupError(
+            f"gold pairs cannot be practice or qualification: {', '.join(both)}"
+        )
+    return specs
 
 
 def _gold_answers_by_id(

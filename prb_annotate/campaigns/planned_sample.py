@@ -109,6 +109,8 @@ def _add_items(campaign: Campaign, plan: SamplePlan, *, round_number: int) -> No
         items.filter(kind=CampaignItem.Kind.GOLD).values_list("pair__external_id", flat=True)
     )
     present = set(items.values_list("pair__external_id", flat=True))
+    # Practice and qualification pairs are set apart like gold ones.
+    gold |= set(campaign.qualification_items.values_list("pair__external_id", flat=True))
     drawn = sampling.draw(
         category_pools(campaign.dataset, leave_out=gold), plan.sizes(), campaign.seed
     )

@@ -15,6 +15,8 @@ The behaviours, each a failure the audit and the quality-control panel are built
 - ``fails_gold``: confuses the two questions: rates carefully, but names general quality as the
   main difference of every pair and the longer answer as the better fit. Gold items expect
   "preference", so their gold accuracy is low and the audit leaves them out.
+- ``careless``: answers every question at random in 5 to 20 s. A qualification screens them
+  out before they reach a pair.
 """
 
 import random
@@ -32,6 +34,7 @@ class Behaviour(StrEnum):
     FAVOURS_LEFT = "favours_left"
     TOO_FAST = "too_fast"
     FAILS_GOLD = "fails_gold"
+    CARELESS = "careless"
 
 
 DESCRIPTIONS: dict[Behaviour, str] = {
@@ -40,6 +43,7 @@ DESCRIPTIONS: dict[Behaviour, str] = {
     Behaviour.FAVOURS_LEFT: "names the left answer (A) as the better fit on 85 % of pairs",
     Behaviour.TOO_FAST: "2-8 s per pair, every rating 5, a random better fit",
     Behaviour.FAILS_GOLD: "calls every difference 'quality' and prefers the longer answer",
+    Behaviour.CARELESS: "answers at random in 5-20 s; screened out by the qualification",
 }
 
 NOISY_SHARE = 0.3
@@ -87,6 +91,8 @@ def respond(
     """One simulated annotator's answer to one pair, in dataset orientation."""
     if behaviour == Behaviour.TOO_FAST:
         return _too_fast(expected, rng, scale_max)
+    if behaviour == Behaviour.CARELESS:
+        return _careless(expected, rng, scale_max)
     answers = _careful(expected, rng, threshold, scale_max)
     seconds = rng.randint(40, 240)
     if behaviour == Behaviour.NOISY:
@@ -153,3 +159,17 @@ def _longer(pairing: Pairing) -> str:
     if pairing.chosen_length == pairing.rejected_length:
         return "tie"
     return "chosen" if pairing.chosen_length > pairing.rejected_length else "rejected"
+
+
+def _careless(expected: Answers, rng: random.Random, scale_max: int) -> Response:
+    def rate() -> int:
+        return rng.randint(1, scale_max)
+
+    answers = Answers(
+        quality_chosen={c: rate() for c in expected.quality_chosen},
+        quality_rejected={c: rate() for c in expected.quality_rejected},
+        rubric_fit=rng.choice(RUBRIC_FITS),
+        differentiator=rng.choice(DIFFERENTIATORS),
+        confidence="high",
+    )
+    return Response(answers, rng.randint(5 * SECOND_MS, 20 * SECOND_MS))

@@ -1,6 +1,10 @@
 """The demo's finished campaign: the demo pairs answered by simulated annotators, one of each
 behaviour (two careful ones), so that the audit, the quality-control panel, the exports and
-the evaluation page have something true to show as soon as the demo starts.
+the evaluation page have something true to show as soon as the demo starts. Like the demo's
+active campaign, it has two practice pairs and a three-pair qualification
+(``fixtures/prb_demo_qualification.json``); the annotators are study participants (their
+usernames are their Prolific ids), and the careless one fails the qualification twice and is
+screened out, so the Prolific approval and bonus lists have every kind of row.
 
 What a careful annotator answers is known: ``fixtures/prb_demo_flaws.json`` gives the answer
 for each deliberately flawed pair, and every other pair is sound. Everything that appears on
@@ -10,6 +14,7 @@ the pages says "simulated": the campaign's name and guidelines and the annotator
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -39,7 +44,15 @@ ROSTER: tuple[tuple[str, Behaviour, int, int | None], ...] = (
     ("simulated-favours-left", Behaviour.FAVOURS_LEFT, 2, None),
     ("simulated-too-fast", Behaviour.TOO_FAST, 2, None),
     ("simulated-fails-gold", Behaviour.FAILS_GOLD, 1, 8),
+    ("simulated-careless", Behaviour.CARELESS, 1, None),
 )
+# Prolific bonuses: 0.10 per pair beyond 10, and 0.50 for gold accuracy of 75 % or more.
+BONUS_RULE = {
+    "per_item": "0.10",
+    "items_beyond": 10,
+    "gold_amount": "0.50",
+    "gold_min_accuracy": 0.75,
+}
 # The simulated clock: the campaign "ran" on this day.
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 # Rounds of "ask for one more annotator on split votes, let them answer".
@@ -75,6 +88,17 @@ def expected_answers(flaws_path: Path) -> dict[str, Answers]:
     return answers
 
 
+def qualification_settings(path: Path) -> dict[str, Any]:
+    """The demo's practice pairs, qualification pairs and pass rule, as ``create_campaign``
+    takes them."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        "practice_pairs": data["practice"],
+        "qualification_pairs": data["qualification"],
+        "qualification_rule": data["rule"],
+    }
+
+
 def simulated_annotators() -> list[SimulatedAnnotator]:
     annotators = []
     for username, behaviour, pace, limit in ROSTER:
@@ -91,9 +115,15 @@ def simulated_annotators() -> list[SimulatedAnnotator]:
 
 @transaction.atomic
 def create_simulated_campaign(
-    dataset: Dataset, manager: User, flaws_path: Path, *, seed: int = SEED
+    dataset: Dataset,
+    manager: User,
+    flaws_path: Path,
+    *,
+    seed: int = SEED,
+    qualification_path: Path | None = None,
 ) -> Campaign:
     """Create the campaign, let the simulated annotators finish it, and close it."""
+    qualification = qualification_settings(qualification_path or _qualification_beside(flaws_path))
     campaign = create_campaign(
         dataset,
         SIMULATED_CAMPAIGN,
@@ -104,12 +134,14 @@ def create_simulated_campaign(
         min_gold_accuracy=MIN_GOLD_ACCURACY,
         created_by=manager,
         guidelines=guidelines(),
+        bonus_rule=BONUS_RULE,
         activate=True,
+        **qualification,
     )
     add_member(campaign, manager, role="manager")
     annotators = simulated_annotators()
     for annotator in annotators:
-        add_member(campaign, annotator.user)
+        add_member(campaign, annotator.user, participant_id=annotator.user.username)
     expected = expected_answers(flaws_path)
     run_campaign(campaign, annotators, expected, seed=seed, start=START)
     for day in range(1, EXTRA_ROUNDS + 1):
@@ -118,3 +150,7 @@ def create_simulated_campaign(
         later = START + timedelta(days=day)
         run_campaign(campaign, annotators, expected, seed=seed, start=later)
     return set_status(campaign, Campaign.Status.CLOSED)
+
+
+def _qualification_beside(flaws_path: Path) -> Path:
+    return flaws_path.with_name("prb_demo_qualification.json")

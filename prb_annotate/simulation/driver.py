@@ -15,10 +15,11 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import User
 
 from prb_annotate.campaigns.annotating import Answers, submit
-from prb_annotate.campaigns.assignment import next_assignment
+from prb_annotate.campaigns.assignment import QualificationFirst, next_assignment
 from prb_annotate.campaigns.lifecycle import submitted_count
 from prb_annotate.models import Assignment, Campaign
 from prb_annotate.simulation.behaviours import Behaviour, Pairing, respond, sound_answer
+from prb_annotate.simulation.qualifying import qualify
 
 # Time between one submit and the next request, on an annotator's clock.
 PAUSE = timedelta(seconds=5)
@@ -81,8 +82,15 @@ def answer_next(
     now: datetime,
 ) -> datetime | None:
     """Reserve and answer the annotator's next pair; returns their clock afterwards, or None
-    when the queue has nothing for them."""
-    assignment = next_assignment(campaign, annotator.user, now=now)
+    when the queue has nothing for them. Practice and qualification come first, when the
+    campaign has them (``qualifying.py``)."""
+    try:
+        assignment = next_assignment(campaign, annotator.user, now=now)
+    except QualificationFirst:
+        cleared, now = qualify(campaign, annotator.user, annotator.behaviour, seed=seed, now=now)
+        if not cleared:
+            return None
+        assignment = next_assignment(campaign, annotator.user, now=now)
     if assignment is None:
         return None
     pair = assignment.item.pair

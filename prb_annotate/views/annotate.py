@@ -29,8 +29,9 @@ from prb_annotate.campaigns.annotating import (
     skip,
     submit,
 )
-from prb_annotate.campaigns.assignment import next_assignment, responses_ab
+from prb_annotate.campaigns.assignment import QualificationFirst, next_assignment, responses_ab
 from prb_annotate.campaigns.progress import annotator_standing
+from prb_annotate.campaigns.qualification.gate import is_cleared
 from prb_annotate.forms import (
     answer_summary,
     choice_questions,
@@ -209,7 +210,10 @@ def annotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if not campaign.is_active:
         return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
     # next_assignment answers None once the quota is reached, so no count is needed here.
-    assignment = next_assignment(campaign, _user(request))
+    try:
+        assignment = next_assignment(campaign, _user(request))
+    except QualificationFirst:
+        return redirect("qualification", campaign.pk)
     if assignment is None:
         return redirect("annotate_done", campaign.pk)
     return _render_item(request, campaign, assignment, values={})
@@ -220,6 +224,8 @@ def annotate_assignment(request: HttpRequest, campaign_id: int, assignment_id: i
     """One of the annotator's own items; a submitted one comes back with its answers filled in."""
     campaign = annotator_membership_or_404(request.user, campaign_id).campaign
     assignment = _own_assignment_or_404(request, campaign, assignment_id)
+    if not is_cleared(campaign.pk, _user(request).pk):
+        return redirect("qualification", campaign.pk)
     if assignment.status == Assignment.Status.RESERVED:
         return _render_item(request, campaign, assignment, values={})
     annotation = current_annotation(assignment)
@@ -286,6 +292,8 @@ def annotate_done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Nothing to annotate now: finished (quota reached, or every pair is done by this annotator
     or complete with others' answers), or waiting for the last pairs others hold."""
     campaign = annotator_membership_or_404(request.user, campaign_id).campaign
+    if not is_cleared(campaign.pk, _user(request).pk):
+        return redirect("qualification", campaign.pk)
     standing = annotator_standing(campaign, _user(request))
     context = {
         "campaign": campaign,

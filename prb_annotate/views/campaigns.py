@@ -41,6 +41,11 @@ from prb_annotate.campaigns.lifecycle import (
 )
 from prb_annotate.campaigns.planned_sample import SamplePlanError, plan_for_dataset
 from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress, dashboard_figures
+from prb_annotate.campaigns.qualification.setup import (
+    MemberQualification,
+    member_qualifications,
+    outcome_counts,
+)
 from prb_annotate.forms import (
     PLAN_FIELDS,
     AddAnnotatorsForm,
@@ -110,6 +115,10 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 sample_targets=form.sample_targets(),
                 gold_pair_ids=data["gold_pair_ids"],
                 gold_rate=data["gold_rate"],
+                practice_pairs=data["practice_pair_ids"],
+                qualification_pairs=data["qualification_pair_ids"],
+                qualification_rule=form.qualification_rule(),
+                screen_out_url=data["screen_out_url"],
                 seed=data["seed"],
                 created_by=cast(User, request.user),
                 guidelines=data["guidelines"],
@@ -130,11 +139,18 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
         except (ValidationError, ValueError) as error:
             form.add_error(None, _error_text(error))
         else:
-            messages.success(request, f"Campaign “{campaign.name}” created. Start it when ready.")
+            messages.success(request, _created_message(campaign))
             return redirect("campaign_detail", campaign.pk)
     previewing = request.method == "POST" and "preview" in request.POST
     context = {"form": form, "groups": form.groups(previewing=previewing), "previewing": previewing}
     return render(request, "prb_annotate/campaign_form.html", context)
+
+
+def _created_message(campaign: Campaign) -> str:
+    text = f"Campaign “{campaign.name}” created. Start it when ready."
+    if campaign.qualification_items.exists():
+        text += " Give its practice and qualification pairs their explanations first."
+    return text
 
 
 def _render_plan_preview(request: HttpRequest, form: CampaignForm) -> HttpResponse:
@@ -150,7 +166,11 @@ def _render_plan_preview(request: HttpRequest, form: CampaignForm) -> HttpRespon
                 data["dataset"],
                 targets,
                 data["annotations_per_pair"],
-                leave_out=data["gold_pair_ids"],
+                leave_out=[
+                    *data["gold_pair_ids"],
+                    *data["practice_pair_ids"],
+                    *data["qualification_pair_ids"],
+                ],
             ).as_json()
         except SamplePlanError as error:
             form.add_error(_plan_field(error), str(error))
@@ -195,6 +215,7 @@ def render_dashboard(
     figures = dashboard_figures(campaign)
     progress = campaign_progress(campaign, median_times=False)
     left_out = {row["annotator"] for row in figures["annotators"] if row.get("left_out")}
+    qualifications = member_qualifications(campaign)
     gold_scored = sum(row.gold_scored for row in progress.annotators)
     gold_correct = sum(row.gold_correct for row in progress.annotators)
     context: dict[str, Any] = {
@@ -212,7 +233,11 @@ def render_dashboard(
         "annotators_form": annotators_form or AddAnnotatorsForm(),
         "email_enabled": settings.PRB_SEND_EMAIL,
         "actions": STATUS_ACTIONS.get(campaign.status, []),
-        "annotator_rows": annotator_rows(progress.annotators, figures["annotators"]),
+        "annotator_rows": annotator_rows(
+            progress.annotators, figures["annotators"], qualifications
+        ),
+        "qualification_counts": outcome_counts(qualifications),
+        "screening": campaign.qualification_items.exists(),
         "outlier_rules": OUTLIER_RULES,
         "quality_form": QualitySettingsForm(instance=campaign),
         "exclusions": exclusion_history(campaign),
@@ -236,9 +261,12 @@ def campaign_links(request: HttpRequest, campaign: Campaign) -> dict[str, str]:
 
 
 def annotator_rows(
-    progress: list[AnnotatorProgress], quality: list[dict[str, Any]]
+    progress: list[AnnotatorProgress],
+    quality: list[dict[str, Any]],
+    qualifications: dict[int, MemberQualification] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each annotator's progress with their quality-control figures (empty before any answer)."""
+    """Each annotator's progress with their quality-control figures (empty before any answer)
+    and their practice and qualification."""
     by_name = {row["annotator"]: row for row in quality}
     rows = []
     for row in progress:
@@ -249,6 +277,7 @@ def annotator_rows(
                 "quality": figures,
                 "outliers": [OUTLIER_LABELS[name] for name in figures.get("outliers", [])],
                 "left_out_label": LEFT_OUT_REASONS.get(figures.get("left_out") or ""),
+                "qualification": (qualifications or {}).get(row.user_id),
             }
         )
     return rows

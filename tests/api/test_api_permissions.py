@@ -19,9 +19,20 @@ from rest_framework.authtoken.models import Token
 from prb_annotate.api.docs import openapi_schema
 from prb_annotate.audit.exclusions import exclude_annotator
 from prb_annotate.audit.sampling import PlanTargets, plan_sample
+from prb_annotate.campaigns.annotating import Answers
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
-from prb_annotate.models import Assignment, Campaign, Dataset
+from prb_annotate.campaigns.qualification.flow import submit_answers
+from prb_annotate.campaigns.qualification.setup import choose_item
+from prb_annotate.models import (
+    Assignment,
+    Campaign,
+    Dataset,
+    Membership,
+    Pair,
+    QualificationItem,
+    QualificationRecord,
+)
 from tests.conftest import make_pairs
 from tests.support.exports import jsonl, records
 
@@ -37,7 +48,9 @@ class World:
     campaign: Campaign
     assignment: Assignment
     users: dict[str, User | None]
-    excluded: User  # an annotator of the campaign left out of its audit
+    excluded: User  # an annotator of the campaign left out of its audit, who failed its
+    # qualification
+    practice_item: QualificationItem  # answered by the annotator of the campaign
 
     def url(self, template: str) -> str:
         return template.format(
@@ -47,6 +60,7 @@ class World:
             assignment_id=self.assignment.pk,
             annotator_id=self.excluded.pk,
             link="signup",
+            item_id=self.practice_item.pk,
         )
 
 
@@ -164,10 +178,48 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
     ),
     ("GET", "/api/campaigns/{campaign_id}/adjudication-queue/", None, (403, 404, 404, 200)),
     ("POST", "/api/campaigns/{campaign_id}/extend-sample/", None, (403, 404, 404, 200)),
+    ("GET", "/api/campaigns/{campaign_id}/qualification/", None, (403, 404, 404, 200)),
+    (
+        "PATCH",
+        "/api/campaigns/{campaign_id}/qualification/",
+        lambda w: {"screen_out_url": "https://study.example/screened"},
+        (403, 404, 404, 200),
+    ),
+    # The pair is a regular item an annotator holds: it cannot be set apart (400).
+    (
+        "PUT",
+        "/api/campaigns/{campaign_id}/qualification/items/{pair_id}/",
+        lambda w: {"phase": "practice", "expected_answers": {"rubric_fit": "chosen"}},
+        (403, 404, 404, 400),
+    ),
+    (
+        "DELETE",
+        "/api/campaigns/{campaign_id}/qualification/items/{pair_id}/",
+        None,
+        (403, 404, 404, 400),
+    ),
+    ("GET", "/api/campaigns/{campaign_id}/qualification/members/", None, (403, 404, 404, 200)),
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/qualification/members/{annotator_id}/admit/",
+        lambda w: {"reason": "a second look"},
+        (403, 404, 404, 200),
+    ),
+    ("GET", "/api/campaigns/{campaign_id}/prolific/bonus-rule/", None, (403, 404, 404, 200)),
+    (
+        "PUT",
+        "/api/campaigns/{campaign_id}/prolific/bonus-rule/",
+        lambda w: {"per_item": "0.10"},
+        (403, 404, 404, 200),
+    ),
+    ("GET", "/api/campaigns/{campaign_id}/prolific/approvals/", None, (403, 404, 404, 200)),
+    ("GET", "/api/campaigns/{campaign_id}/prolific/bonuses/", None, (403, 404, 404, 200)),
     ("POST", "/api/campaigns/{campaign_id}/next/", None, (403, 404, 200, 404)),
     ("GET", "/api/campaigns/{campaign_id}/my-progress/", None, (403, 404, 200, 404)),
     ("POST", "/api/assignments/{assignment_id}/submit/", submit_body, (403, 404, 201, 404)),
     ("POST", "/api/assignments/{assignment_id}/skip/", None, (403, 404, 200, 404)),
+    ("POST", "/api/qualification-items/{item_id}/submit/", submit_body, (403, 404, 201, 404)),
+    ("GET", "/api/campaigns/{campaign_id}/my-qualification/", None, (403, 404, 200, 404)),
 ]
 
 
@@ -197,7 +249,33 @@ def world(db: None) -> World:
     dave = User.objects.create(username="dave")
     add_member(campaign, dave)
     exclude_annotator(campaign, dave, "never opened the guidelines", by=manager)
-    return World(dataset, campaign, assignment, users, dave)
+    QualificationRecord.objects.create(
+        membership=Membership.objects.get(campaign=campaign, user=dave), outcome="failed"
+    )
+    practice_item = practice_answered_by(campaign, alice)
+    return World(dataset, campaign, assignment, users, dave, practice_item)
+
+
+def practice_answered_by(campaign: Campaign, user: User) -> QualificationItem:
+    """A practice item on a pair outside the sample, answered by ``user`` (who stays cleared)."""
+    pair = Pair.objects.create(
+        dataset=campaign.dataset,
+        external_id="practice-1",
+        question="How do I start?",
+        chosen="Start small.",
+        rejected="Start big.",
+        content_hash="practice-1",
+    )
+    item = choose_item(campaign, pair, "practice", {"rubric_fit": "chosen"}, {})
+    answers = Answers(
+        quality_chosen=dict.fromkeys(campaign.quality_criteria, 5),
+        quality_rejected=dict.fromkeys(campaign.quality_criteria, 4),
+        rubric_fit="chosen",
+        differentiator="preference",
+        confidence="high",
+    )
+    submit_answers(campaign.pk, user, item.pk, answers, client_token="practised")
+    return item
 
 
 def call(client: Client, method: str, url: str, body: dict[str, Any] | None) -> int:

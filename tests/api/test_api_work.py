@@ -151,6 +151,7 @@ def test_it_skips_and_reports_progress(campaign: Campaign) -> None:
         "available": 3,
         "finished": False,
         "waiting": False,
+        "qualification": "",
     }
     first = post_json(client, next_url(campaign)).json()["assignment"]
     skipped = post_json(client, reverse("api_skip", args=[first]), {"reason": "unreadable"})

@@ -1,8 +1,9 @@
 """Demo data for a first look: the demo dataset, four users and an active campaign for them (with
-a quota and the app's own completion page, so a participant of its study link finishes), plus
-a finished campaign over the same pairs answered by simulated annotators (see
-``prb_annotate/simulation/``), audited and scored with the three built-in baselines (length,
-profile overlap, random), so that its evaluations page shows a leaderboard.
+two practice pairs and a three-pair qualification before its queue, a quota and the app's own
+completion page, so a participant of its study link finishes), plus a finished campaign over
+the same pairs answered by simulated annotators (see ``prb_annotate/simulation/``), audited and
+scored with the three built-in baselines (length, profile overlap, random), so that its
+evaluations page shows a leaderboard.
 
 Safe to run again: existing rows are kept, demo passwords are reset to the printed ones.
 """
@@ -21,7 +22,11 @@ from prb_annotate.campaigns.lifecycle import add_member, create_campaign
 from prb_annotate.datasets.importing import import_path
 from prb_annotate.formatting import percent
 from prb_annotate.models import Campaign, Dataset, EvaluationRun
-from prb_annotate.simulation.demo import SIMULATED_CAMPAIGN, create_simulated_campaign
+from prb_annotate.simulation.demo import (
+    SIMULATED_CAMPAIGN,
+    create_simulated_campaign,
+    qualification_settings,
+)
 
 DEMO_FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "prb_demo.jsonl"
 DEMO_FLAWS = Path(settings.BASE_DIR) / "fixtures" / "prb_demo_flaws.json"
@@ -29,6 +34,7 @@ DEMO_FLAWS = Path(settings.BASE_DIR) / "fixtures" / "prb_demo_flaws.json"
 BASELINES = ("builtin:length", "builtin:profile-overlap", "builtin:random")
 # Pairs each baseline also scores one at a time, so the run cards show a self-check.
 DEMO_SELF_CHECK = 8
+DEMO_QUALIFICATION = Path(settings.BASE_DIR) / "fixtures" / "prb_demo_qualification.json"
 DEMO_DATASET = "prb-demo"
 DEMO_CAMPAIGN = "PRB demo validation"
 # The demo campaign takes participants of this (made-up) Prolific study only.
@@ -105,6 +111,7 @@ class Command(BaseCommand):
                 guidelines=DEMO_GUIDELINES,
                 prolific_study_id=DEMO_STUDY_ID,
                 activate=True,
+                **qualification_settings(DEMO_QUALIFICATION),
             )
         # Again on every run: the completion page is on the address served this time.
         campaign.quota_per_annotator = campaign.quota_per_annotator or DEMO_QUOTA
@@ -119,7 +126,9 @@ class Command(BaseCommand):
     def simulated_campaign(self, dataset: Dataset, manager: User, flaws: Path) -> Campaign:
         campaign = Campaign.objects.filter(name=SIMULATED_CAMPAIGN).first()
         if campaign is None:
-            campaign = create_simulated_campaign(dataset, manager, flaws)
+            campaign = create_simulated_campaign(
+                dataset, manager, flaws, qualification_path=DEMO_QUALIFICATION
+            )
         for model in BASELINES:
             if EvaluationRun.objects.filter(campaign=campaign, model_name=model).exists():
                 continue
@@ -136,6 +145,10 @@ class Command(BaseCommand):
         write = self.stdout.write
         write("")
         write(f"Demo campaign #{campaign.pk} '{campaign.name}' is {campaign.status}.")
+        write(
+            "Its annotators start with two practice pairs and a three-pair qualification "
+            "(the dashboard links to them)."
+        )
         write(
             f"Campaign #{simulated.pk} '{simulated.name}' is {simulated.status}: answered by "
             "simulated annotators, audited and scored (see its audit, export and evaluations)."

@@ -1,0 +1,310 @@
+"""Prolific's lists for a campaign: whom to approve, reject or count as screened out, and the
+bonuses to pay, as CSV files in the shapes Prolific takes.
+
+Only Prolific members are listed: annotators whose membership carries a Prolific participant
+id (they came through the study link, or a manager gave it), and only once they did something
+(answered a practice or qualification item, or submitted an item).
+
+- **Approvals** (``participant_id,decision,reason``, with that header): ``screened_out`` for a
+  member who failed the qualification (and was not let in), ``reject`` for one whose answers
+  are out of the audit (a manager's exclusion, gold accuracy below the minimum, position
+  bias), ``approve`` otherwise; the reason comes from quality control (for an approval, the
+  outlier marks if any, else empty).
+- **Bonuses** (``participant_id,amount``, no header, one line per participant, as Prolific's
+  bulk bonus takes them; amounts in the study's currency with two decimals): the campaign's
+  ``BonusRule`` (an amount per item beyond a number of items, and an amount for gold accuracy
+  at or above a threshold), for approved members only; members with nothing earned are left
+  out.
+"""
+
+import csv
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
+
+from django.core.exceptions import ValidationError
+
+from prb_annotate.audit.cache import dashboard_figures
+from prb_annotate.audit.exclusions import current_exclusions, left_out_annotators
+from prb_annotate.audit.quality import LEFT_OUT_REASONS, LOW_GOLD_ACCURACY, MANAGER_EXCLUDED
+from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress
+from prb_annotate.campaigns.qualification.setup import MemberQualification, member_qualifications
+from prb_annotate.formatting import percent
+from prb_annotate.models import Campaign, Membership, QualificationAnswer
+
+APPROVAL_HEADER = ("participant_id", "decision", "reason")
+APPROVE, REJECT, SCREENED_OUT = "approve", "reject", "screened_out"
+CENT = Decimal("0.01")
+MAX_AMOUNT = Decimal("1000.00")
+
+
+# --- the bonus rule ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BonusRule:
+    per_item: Decimal | None = None  # paid for each submitted item beyond ``items_beyond``
+    items_beyond: int | None = None  # None: the campaign's quota, or 0 without one
+    gold_amount: Decimal | None = None  # paid once for gold accuracy >= gold_min_accuracy
+    gold_min_accuracy: float | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "per_item": None if self.per_item is None else str(self.per_item),
+            "items_beyond": self.items_beyond,
+            "gold_amount": None if self.gold_amount is None else str(self.gold_amount),
+            "gold_min_accuracy": self.gold_min_accuracy,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> "BonusRule":
+        data = data or {}
+        return cls(
+            per_item=_decimal_or_none(data.get("per_item")),
+            items_beyond=data.get("items_beyond"),
+            gold_amount=_decimal_or_none(data.get("gold_amount")),
+            gold_min_accuracy=data.get("gold_min_accuracy"),
+        )
+
+    @property
+    def is_empty(self) -> bool:
+        return self.per_item is None and self.gold_amount is None
+
+    def beyond(self, campaign: Campaign) -> int:
+        if self.items_beyond is not None:
+            return self.items_beyond
+        return campaign.quota_per_annotator or 0
+
+    def describe(self, campaign: Campaign) -> str:
+        parts = []
+        if self.per_item is not None:
+            parts.append(f"{self.per_item} per item beyond {self.beyond(campaign)}")
+        if self.gold_amount is not None and self.gold_min_accuracy is not None:
+            parts.append(
+                f"{self.gold_amount} for gold accuracy of {percent(self.gold_min_accuracy)} or more"
+            )
+        return "; ".join(parts) or "no bonus"
+
+
+def _decimal_or_none(value: Any) -> Decimal | None:
+    return None if value in (None, "") else Decimal(str(value))
+
+
+def checked_bonus_rule(data: Mapping[str, Any]) -> BonusRule:
+    """A bonus rule from a form or a request; ValidationError (field -> message) if not."""
+    errors: dict[str, str] = {}
+    per_item = _amount(data.get("per_item"), "per_item", errors)
+    gold_amount = _amount(data.get("gold_amount"), "gold_amount", errors)
+    beyond = data.get("items_beyond")
+    if beyond in ("", None):
+        beyond = None
+    elif isinstance(beyond, bool) or not isinstance(beyond, int) or not 0 <= beyond <= 10**6:
+        errors["items_beyond"] = "A whole number of items from 0 up."
+    accuracy = data.get("gold_min_accuracy")
+    if accuracy in ("", None):
+        accuracy = None
+    elif (
+        isinstance(accuracy, bool)
+        or not isinstance(accuracy, int | float)
+        or not 0.0 <= float(accuracy) <= 1.0
+    ):
+        errors["gold_min_accuracy"] = "A share from 0 to 1."
+    if (gold_amount is None) != (accuracy is None) and "gold_min_accuracy" not in errors:
+        errors["gold_min_accuracy"] = "Give the gold bonus and its accuracy threshold together."
+    if errors:
+        raise ValidationError(errors)
+    return BonusRule(
+        per_item=per_item,
+        items_beyond=beyond,
+        gold_amount=gold_amount,
+        gold_min_accuracy=None if accuracy is None else float(accuracy),
+    )
+
+
+def _amount(value: Any, field: str, errors: dict[str, str]) -> Decimal | None:
+    if value in (None, ""):
+        return None
+    try:
+        amount = Decimal(str(value).strip())
+    except InvalidOperation:
+        amount = Decimal("NaN")
+    if isinstance(value, bool) or not amount.is_finite() or not 0 < amount <= MAX_AMOUNT:
+        errors[field] = f"An amount above 0 and at most {MAX_AMOUNT}, e.g. 0.25."
+        return None
+    if amount != amount.quantize(CENT):
+        errors[field] = "At most two decimals (Prolific pays whole pennies or cents)."
+        return None
+    return amount.quantize(CENT)
+
+
+def set_bonus_rule(campaign: Campaign, rule: BonusRule) -> Campaign:
+    Campaign.objects.filter(pk=campaign.pk).update(bonus_rule=rule.as_json())
+    campaign.bonus_rule = rule.as_json()
+    return campaign
+
+
+# --- the lists --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ApprovalRow:
+    participant_id: str
+    username: str
+    decision: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class BonusRow:
+    participant_id: str
+    username: str
+    amount: Decimal
+    why: str
+
+
+@dataclass(frozen=True)
+class _Member:
+    membership: Membership
+    progress: AnnotatorProgress | None
+    qualification: MemberQualification | None
+
+
+def _members(campaign: Campaign) -> list[_Member]:
+    """Prolific members who did something, by participant id."""
+    progress = {
+        row.user_id: row for row in campaign_progress(campaign, median_times=False).annotators
+    }
+    qualifications = member_qualifications(campaign)
+    answered = set(
+        QualificationAnswer.objects.filter(item__campaign=campaign).values_list(
+            "annotator_id", flat=True
+        )
+    )
+    memberships = (
+        Membership.objects.filter(campaign=campaign, role=Membership.Role.ANNOTATOR)
+        .exclude(participant_id="")
+        .select_related("user")
+        .order_by("participant_id", "user__username")
+    )
+    members = []
+    for membership in memberships:
+        row = progress.get(membership.user_id)
+        if membership.user_id not in answered and not (row and (row.submitted or row.skipped)):
+            continue
+        members.append(_Member(membership, row, qualifications.get(membership.user_id)))
+    return members
+
+
+def approval_rows(campaign: Campaign) -> list[ApprovalRow]:
+    left_out = left_out_annotators(campaign)
+    reasons = {e.annotator_id: e.reason for e in current_exclusions(campaign)}
+    marks = {
+        row["annotator"]: row.get("outliers") or []
+        for row in dashboard_figures(campaign)["annotators"]
+    }
+    rows = []
+    for member in _members(campaign):
+        user = member.membership.user
+        decision, reason = _decision(campaign, member, left_out, reasons, marks)
+        rows.append(ApprovalRow(member.membership.participant_id, user.username, decision, reason))
+    return rows
+
+
+def _decision(
+    campaign: Campaign,
+    member: _Member,
+    left_out: Mapping[str, str],
+    exclusion_reasons: Mapping[int, str],
+    marks: Mapping[str, list[str]],
+) -> tuple[str, str]:
+    user = member.membership.user
+    qualification = member.qualification
+    if qualification is not None and qualification.screened_out:
+        return SCREENED_OUT, _screened_out_reason(qualification)
+    code = left_out.get(user.username)
+    if code is None:
+        outliers = marks.get(user.username) or []
+        return APPROVE, f"marked: {', '.join(outliers)}" if outliers else ""
+    reason = str(LEFT_OUT_REASONS[code])
+    if code == MANAGER_EXCLUDED and user.pk in exclusion_reasons:
+        reason = f"{reason}: {exclusion_reasons[user.pk]}"
+    elif (
+        code == LOW_GOLD_ACCURACY and member.progress and member.progress.gold_accuracy is not None
+    ):
+        reason = (
+            f"gold accuracy {percent(member.progress.gold_accuracy)}, below the campaign's "
+            f"minimum of {percent(campaign.min_gold_accuracy)}"
+        )
+    return REJECT, reason
+
+
+def _screened_out_reason(qualification: MemberQualification) -> str:
+    tries = [f"{a['right']} of {a['total']}" for a in qualification.attempts]
+    return (
+        f"failed the qualification ({', then '.join(tries)} right)"
+        if tries
+        else "failed the qualification"
+    )
+
+
+def bonus_rows(campaign: Campaign) -> list[BonusRow]:
+    rule = BonusRule.from_json(campaign.bonus_rule)
+    if rule.is_empty:
+        return []
+    approved = {row.username for row in approval_rows(campaign) if row.decision == APPROVE}
+    rows = []
+    for member in _members(campaign):
+        user = member.membership.user
+        if user.username not in approved or member.progress is None:
+            continue
+        amount, why = _bonus(campaign, rule, member.progress)
+        if amount > 0:
+            rows.append(BonusRow(member.membership.participant_id, user.username, amount, why))
+    return rows
+
+
+def _bonus(campaign: Campaign, rule: BonusRule, progress: AnnotatorProgress) -> tuple[Decimal, str]:
+    amount = Decimal("0.00")
+    why = []
+    extra = max(progress.submitted - rule.beyond(campaign), 0)
+    if rule.per_item is not None and extra:
+        amount += rule.per_item * extra
+        why.append(f"{extra} item{'s' if extra != 1 else ''} beyond {rule.beyond(campaign)}")
+    accuracy = progress.gold_accuracy
+    if (
+        rule.gold_amount is not None
+        and rule.gold_min_accuracy is not None
+        and accuracy is not None
+        and accuracy >= rule.gold_min_accuracy
+    ):
+        amount += rule.gold_amount
+        why.append(f"gold accuracy {percent(accuracy)}")
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP), "; ".join(why)
+
+
+# --- CSV --------------------------------------------------------------------------------
+
+
+def csv_text(rows: Iterable[Sequence[str]], header: Sequence[str] | None = None) -> str:
+    """The one writer of Prolific's CSV files: Python's csv module, "\\n" line ends."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    if header is not None:
+        writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def approvals_csv(campaign: Campaign) -> str:
+    rows = approval_rows(campaign)
+    return csv_text(((r.participant_id, r.decision, r.reason) for r in rows), APPROVAL_HEADER)
+
+
+def bonuses_csv(campaign: Campaign) -> str:
+    return csv_text((r.participant_id, f"{r.amount:.2f}") for r in bonus_rows(campaign))
+
+
+def csv_filename(campaign: Campaign, kind: str) -> str:
+    return f"campaign-{campaign.pk}-prolific-{kind}.csv"

@@ -1,0 +1,46 @@
+"""The gate before the queue: whether a member may be handed regular items.
+
+A member is *cleared* when they have answered every practice item of the campaign, and either
+the campaign has no qualification item or their qualification record says passed or let in by
+a manager. ``CLEARED_SQL`` states it once, over ``prb_annotate_membership m``, for the queue
+(``assignment.py``) and the submit (``annotating.py``), which read it in the statement that
+reads the rest of what they decide on; ``is_cleared`` is the same rule for the pages.
+"""
+
+from prb_annotate.db.plainsql import fetch
+
+CLEARED_SQL = """
+((NOT EXISTS (SELECT 1 FROM prb_annotate_qualificationitem gq
+              WHERE gq.campaign_id = m.campaign_id AND gq.phase = 'qualification')
+  OR EXISTS (SELECT 1 FROM prb_annotate_qualificationrecord gr
+             WHERE gr.membership_id = m.id AND gr.outcome IN ('passed', 'admitted')))
+ AND NOT EXISTS (SELECT 1 FROM prb_annotate_qualificationitem gp
+                 WHERE gp.campaign_id = m.campaign_id AND gp.phase = 'practice'
+                   AND NOT EXISTS (SELECT 1 FROM prb_annotate_qualificationanswer ga
+                                   WHERE ga.item_id = gp.id AND ga.annotator_id = m.user_id)))
+"""
+
+# 1 when the member is cleared, as a column of a statement over ``prb_annotate_membership m``.
+CLEARED_COLUMN_TEMPLATE = "CASE WHEN {cleared} THEN 1 ELSE 0 END"
+CLEARED_COLUMN = CLEARED_COLUMN_TEMPLATE.format(cleared=CLEARED_SQL)
+
+# A submit is refused when the annotator is a member who is not cleared (an account that is no
+# longer a member keeps the rules it had: its assignments are its own). Over the assignment a.
+BLOCKED_SUBMIT_TEMPLATE = """
+EXISTS (SELECT 1 FROM prb_annotate_membership m
+        WHERE m.campaign_id = a.campaign_id AND m.user_id = a.annotator_id
+          AND NOT {cleared})
+"""
+BLOCKED_SUBMIT_SQL = BLOCKED_SUBMIT_TEMPLATE.format(cleared=CLEARED_SQL)
+
+IS_CLEARED_TEMPLATE = """
+SELECT {cleared} FROM prb_annotate_membership m
+WHERE m.campaign_id = %s AND m.user_id = %s
+"""
+IS_CLEARED_SQL = IS_CLEARED_TEMPLATE.format(cleared=CLEARED_COLUMN)
+
+
+def is_cleared(campaign_id: int, user_id: int) -> bool:
+    """Whether the member may have regular items (True for someone who is not a member)."""
+    rows = fetch(IS_CLEARED_SQL, [campaign_id, user_id])
+    return not rows or bool(rows[0][0])

@@ -1,0 +1,190 @@
+"""The managers' practice and qualification page, linked from the campaign dashboard: the
+practice and qualification pairs with their expected answers and explanations, the pass rule,
+the screen-out URL, each annotator's outcome, and letting one who failed in.
+
+The rules are in ``campaigns/qualification/setup.py``; every view calls
+``managed_campaign_or_404`` first.
+"""
+
+from typing import Any, cast
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+from django.views.decorators.http import require_POST
+
+from prb_annotate.access import managed_campaign_or_404
+from prb_annotate.campaigns.qualification import rules, setup
+from prb_annotate.models import Campaign, Pair, QualificationItem
+from prb_annotate.qualification_forms import AdmitForm, PassRuleForm, QualificationItemForm
+
+PHASES = QualificationItem.Phase
+
+
+def _user(request: HttpRequest) -> User:
+    return cast(User, request.user)  # login_required
+
+
+def _field_messages(request: HttpRequest, error: ValidationError) -> None:
+    for field, texts in error.message_dict.items():
+        prefix = "" if field == "__all__" else f"{field.replace('_', ' ')}: "
+        messages.error(request, prefix + " ".join(texts))
+
+
+@login_required
+def campaign_qualification(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    return _render(request, campaign, QualificationItemForm(), status=200)
+
+
+def _render(
+    request: HttpRequest, campaign: Campaign, item_form: QualificationItemForm, *, status: int
+) -> HttpResponse:
+    rule = rules.PassRule.from_json(campaign.qualification_rule)
+    phases = {
+        phase: list(setup.items_of(campaign, phase).annotate(answer_count=Count("answers")))
+        for phase in PHASES.values
+    }
+    members = setup.member_qualifications(campaign)
+    rule_form = PassRuleForm(
+        initial={
+            "min_correct": rule.min_correct,
+            "required_questions": list(rule.required_questions),
+            "screen_out_url": campaign.screen_out_url,
+        }
+    )
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "practice": phases[PHASES.PRACTICE],
+        "qualification": phases[PHASES.QUALIFICATION],
+        "rule_text": rule.describe(len(phases[PHASES.QUALIFICATION])),
+        "rule_fixed": setup.qualification_answered(campaign),
+        "rule_form": rule_form,
+        "item_form": item_form,
+        "members": list(members.values()),
+        "counts": setup.outcome_counts(members),
+        "labels": rules.QUESTION_LABELS,
+    }
+    return render(request, "prb_annotate/campaign_qualification.html", context, status=status)
+
+
+@login_required
+@require_POST
+def campaign_qualification_item(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Choose a pair (or change one already chosen)."""
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    form = QualificationItemForm(request.POST)
+    if not form.is_valid():
+        return _render(request, campaign, form, status=400)
+    external_id = form.cleaned_data["pair"].strip()
+    pair = Pair.objects.filter(dataset_id=campaign.dataset_id, external_id=external_id).first()
+    if pair is None:
+        form.add_error("pair", f"No pair {external_id!r} in dataset {campaign.dataset.name}.")
+        return _render(request, campaign, form, status=400)
+    try:
+        item = setup.choose_item(
+            campaign, pair, form.cleaned_data["phase"], form.expected(), form.explanations()
+        )
+    except ValidationError as error:
+        for field, texts in error.message_dict.items():
+            target = field if field in form.fields else None
+            form.add_error(target, " ".join(texts))
+        return _render(request, campaign, form, status=400)
+    messages.success(request, f"Pair {external_id} is a {item.phase} item.")
+    return redirect("campaign_qualification", campaign.pk)
+
+
+@login_required
+@require_POST
+def campaign_qualification_remove(
+    request: HttpRequest, campaign_id: int, pair_id: int
+) -> HttpResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    pair = get_object_or_404(Pair, pk=pair_id, dataset_id=campaign.dataset_id)
+    try:
+        setup.remove_item(campaign, pair)
+    except ValidationError as error:
+        _field_messages(request, error)
+    else:
+        messages.success(request, f"Pair {pair.external_id} is no longer used before the queue.")
+    return redirect("campaign_qualification", campaign.pk)
+
+
+@login_required
+@require_POST
+def campaign_qualification_rule(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The pass rule and the screen-out URL."""
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    form = PassRuleForm(request.POST)
+    if not form.is_valid():
+        for field, errors in form.errors.get_json_data().items():
+            texts = " ".join(error["message"] for error in errors)
+            messages.error(request, f"{form.fields[field].label}: {texts}")
+        return redirect("campaign_qualification", campaign.pk)
+    data = form.cleaned_data
+    try:
+        setup.set_screen_out_url(campaign, data["screen_out_url"])
+        setup.set_rule(
+            campaign,
+            min_correct=data["min_correct"],
+            required_questions=data["required_questions"],
+        )
+    except ValidationError as error:
+        _field_messages(request, error)
+    else:
+        messages.success(request, "Pass rule and screen-out URL saved.")
+    return redirect("campaign_qualification", campaign.pk)
+
+
+@login_required
+@require_POST
+def campaign_qualification_admit(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Let an annotator who failed in (from this page or the dashboard's table)."""
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    form = AdmitForm(request.POST)
+    back = request.POST.get("next") == "dashboard"
+    if not form.is_valid():
+        messages.error(request, "Say why the annotator is let in.")
+    else:
+        annotator = get_object_or_404(User, pk=form.cleaned_data["annotator"])
+        try:
+            setup.admit(campaign, annotator, form.cleaned_data["reason"], by=_user(request))
+        except ValidationError as error:
+            _field_messages(request, error)
+        else:
+            messages.success(request, f"{annotator.get_username()} may annotate now.")
+    return redirect("campaign_detail" if back else "campaign_qualification", campaign.pk)
+
+
+urlpatterns = [
+    path(
+        "<row_id:campaign_id>/qualification/",
+        campaign_qualification,
+        name="campaign_qualification",
+    ),
+    path(
+        "<row_id:campaign_id>/qualification/items/",
+        campaign_qualification_item,
+        name="campaign_qualification_item",
+    ),
+    path(
+        "<row_id:campaign_id>/qualification/items/<row_id:pair_id>/remove/",
+        campaign_qualification_remove,
+        name="campaign_qualification_remove",
+    ),
+    path(
+        "<row_id:campaign_id>/qualification/rule/",
+        campaign_qualification_rule,
+        name="campaign_qualification_rule",
+    ),
+    path(
+        "<row_id:campaign_id>/qualification/admit/",
+        campaign_qualification_admit,
+        name="campaign_qualification_admit",
+    ),
+]
