@@ -26,10 +26,9 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from prb_annotate.audit.cache import dashboard_figures
 from prb_annotate.audit.exclusions import current_exclusions, left_out_annotators
 from prb_annotate.audit.quality import LEFT_OUT_REASONS, LOW_GOLD_ACCURACY, MANAGER_EXCLUDED
-from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress
+from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress, dashboard_figures
 from prb_annotate.campaigns.qualification.setup import MemberQualification, member_qualifications
 from prb_annotate.formatting import percent
 from prb_annotate.models import Campaign, Membership, QualificationAnswer

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from django.contrib.auth.models import User
 
+from prb_annotate.audit.campaign_audit import campaign_audit, campaign_verdicts
 from prb_annotate.audit.exclusions import campaign_quality
-from prb_annotate.audit.frames import campaign_audit, campaign_verdicts
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.lifecycle import add_member, submitted_count
 from prb_annotate.campaigns.progress import annotator_standing, campaign_progress

@@ -9,13 +9,13 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
 
+from prb_annotate.audit.campaign_audit import campaign_verdicts
 from prb_annotate.audit.exclusions import (
     exclude_annotator,
     lift_exclusion,
     pairs_short_of_answers,
     withdraw_unneeded_replacements,
 )
-from prb_annotate.audit.frames import campaign_verdicts
 from prb_annotate.audit.quality import replacements_after_lift
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.lifecycle import (

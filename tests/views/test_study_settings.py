@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from prb_annotate.audit.frames import campaign_verdicts
+from prb_annotate.audit.campaign_audit import campaign_verdicts
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.lifecycle import create_campaign, set_status
 from prb_annotate.models import Assignment, Campaign, Dataset
