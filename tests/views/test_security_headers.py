@@ -1,4 +1,5 @@
-"""Headers and production settings: a Content-Security-Policy on every response, templates that
+"""Headers and production settings: a Content-Security-Policy on every response (refusals
+included) and ``Cache-Control: no-store`` on every logged-in page and API answer, templates that
 need no inline code, HTTPS settings from the environment (``check --deploy`` is clean with the
 README's production variables), and manager pages that answer an annotator 404 in one log line.
 """
@@ -39,15 +40,23 @@ def test_it_sends_the_policy_on_every_kind_of_response(dataset, annotator, manag
         (login(manager), reverse("campaign_audit", args=[campaign.pk])),
         (login(manager), "/api/campaigns/"),
         (login(manager), "/admin/"),
+        (login(manager), reverse("account_token")),
+        # Refused before any view: a NUL in the query (400) on a page and in the API.
+        (Client(), reverse("login") + "?next=%00"),
+        (Client(), "/api/campaigns/?page=%00"),
     ]
     for client, url in pages:
-        policy = client.get(url)["Content-Security-Policy"]
+        response = client.get(url)
+        policy = response["Content-Security-Policy"]
         directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
         assert directives["script-src"] == "'self'", url
         assert directives["style-src"] == "'self'", url
         assert directives["default-src"] == "'self'", url
         assert "unsafe-inline" not in policy, url
         assert "http" not in policy, url
+        # Nothing a logged-in user or the API is sent may be kept by a cache.
+        if url.startswith("/api/") or client.session.get("_auth_user_id"):
+            assert "no-store" in response["Cache-Control"], url
 
 
 def test_no_served_template_holds_inline_code() -> None:
