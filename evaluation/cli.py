@@ -31,16 +31,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluation import distributed
+from evaluation.baselines import is_builtin
 from evaluation.compare_cli import add_compare_command
 from evaluation.config import PAPER_MAX_LENGTH, ScoreConfig
 from evaluation.errors import EvaluationError
 from evaluation.inputs import MODES
 from evaluation.metrics import Correlation, correlations, paired_values, ranking_agreement
-from evaluation.models import resolve_device
 from evaluation.records import load_records
-from evaluation.results import format_table, write_outputs
-from evaluation.scoring import score_records
+from evaluation.results import ScoreResult, format_table, write_outputs
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -181,11 +179,11 @@ def report_error(error: EvaluationError) -> int:
     fails, and could stop rank 0 before it has printed. With a process group, rank 0 prints and
     every rank waits for that before failing.
     """
-    import torch.distributed as dist
-
+    # Only a run that loaded torch can have a process group; the others never import it.
+    dist: Any = sys.modules.get("torch.distributed")
     if is_rank_zero():
         print(f"error: {error}", file=sys.stderr, flush=True)
-    if dist.is_available() and dist.is_initialized():
+    if dist is not None and dist.is_available() and dist.is_initialized():
         dist.barrier()
         dist.destroy_process_group()
         return 2
@@ -239,6 +237,13 @@ def run_score(args: argparse.Namespace) -> int:
     records = load_records(args.data, split=args.split)
     if not records:
         raise EvaluationError(f"{args.data}: no records")
+    if is_builtin(args.model):
+        return run_builtin(records, args)
+    # torch and transformers load here, not for the baselines, compare or correlate.
+    from evaluation import distributed
+    from evaluation.models import resolve_device
+    from evaluation.scoring import score_records
+
     # Bars only on a terminal: in a log they would run into the table printed after them.
     progress = is_rank_zero() and not args.no_progress and sys.stderr.isatty()
     if not progress:
@@ -250,11 +255,26 @@ def run_score(args: argparse.Namespace) -> int:
     shard = distributed.init_from_env(resolve_device(args.device))
     result = score_records(records, config)
     if shard.is_main:
-        result.settings["data"] = str(args.data)
-        write_outputs(result, args.out)
-        print(format_table(result))
+        write_run(result, args)
     distributed.finish(shard)
     return 0
+
+
+def run_builtin(records: list[Any], args: argparse.Namespace) -> int:
+    """A built-in baseline: no model, no torch, no processes to join (under torchrun, rank 0
+    alone writes the run)."""
+    from evaluation.baselines import score_builtin
+
+    result = score_builtin(records, config_from_args(args, progress=False))
+    if is_rank_zero():
+        write_run(result, args)
+    return 0
+
+
+def write_run(result: ScoreResult, args: argparse.Namespace) -> None:
+    result.settings["data"] = str(args.data)
+    write_outputs(result, args.out)
+    print(format_table(result))
 
 
 def run_make_tiny_model(args: argparse.Namespace) -> int:

@@ -2,6 +2,9 @@
 match to the user's own words) and ``builtin:random`` (seeded; what no signal looks like)."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -9,6 +12,7 @@ from evaluation.baselines import content_words, score_builtin
 from evaluation.cli import main
 from evaluation.config import ScoreConfig
 
+ROOT = Path(__file__).resolve().parent.parent
 PROFILE = [
     {"text": "I repair vintage bicycles in my garage every weekend."},
     {"text": "Looking for cheap tyres for a steel touring frame."},
@@ -90,3 +94,27 @@ def test_it_scores_the_new_baselines_from_the_command_line_with_a_run_card(tmp_p
         assert len(card["code_sha256"]) == 64
         assert card["model_files"] is None
         assert card["model_files_reason"].startswith("a built-in baseline has no files")
+
+
+def test_it_scores_baselines_and_compares_runs_without_torch(tmp_path):
+    """The baselines and compare run where torch is not installed: the command line loads it
+    only for a model with weights."""
+    data = tmp_path / "pairs.jsonl"
+    rows = [pair("a", "Cheap steel tyres.", "Anything."), pair("b", "Old tyres.", "Garage work.")]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    probe = (
+        "import sys\n"
+        "from evaluation.cli import main\n"
+        f"data, out = {str(data)!r}, {str(tmp_path)!r}\n"
+        "for name in ('length', 'profile-overlap', 'random'):\n"
+        "    args = ['score', '--data', data, '--model', 'builtin:' + name]\n"
+        "    assert main(args + ['--out', f'{out}/{name}', '--self-check', '2']) == 0\n"
+        "runs = [f'{out}/{name}' for name in ('length', 'profile-overlap', 'random')]\n"
+        "assert main(['compare', *runs, '--out', f'{out}/board.txt']) == 0\n"
+        "print('torch' in sys.modules, 'transformers' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split()[-2:] == ["False", "False"], result.stderr
+    assert "3 models on 2 pairs" in (tmp_path / "board.txt").read_text(encoding="utf-8")
