@@ -29,7 +29,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from evaluation.baselines import is_builtin
 from evaluation.compare_cli import add_compare_command
@@ -46,7 +46,21 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m evaluation", description=__doc__.split("\n\n")[0]
     )
     commands = parser.add_subparsers(dest="command", required=True)
+    score = add_score_command(commands)
+    add_model_options(score)
+    add_statistics_options(score)
+    add_correlate_command(commands)
+    add_compare_command(commands)
+    add_make_tiny_model_command(commands)
+    return parser
 
+
+# argparse gives its sub-command registry no public name.
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def add_score_command(commands: Commands) -> argparse.ArgumentParser:
+    """``score``: what to read, what to write, which model."""
     score = commands.add_parser("score", help="score preference pairs with a reward model or judge")
     score.add_argument(
         "--data", required=True, help="JSONL/JSON/CSV/Parquet file, or an HF-style folder"
@@ -64,6 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the paper's protocol: question mode, a {PAPER_MAX_LENGTH:,}-token limit, exact "
         "ties (docs/evaluation.md lists the differences)",
     )
+    return score
+
+
+def add_model_options(score: argparse.ArgumentParser) -> None:
+    """How the model is loaded and fed: mode, judge, device, lengths, padding, ties."""
     score.add_argument("--top-k", type=int, default=10, help="profile posts shown in profile mode")
     score.add_argument(
         "--judge", action="store_true", help="the model is a causal LM judging pairs"
@@ -91,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--tie-tolerance", type=float, default=0.0)
     score.add_argument("--chat-template", type=Path, help="file with a Jinja chat template to use")
     score.add_argument("--trust-remote-code", action="store_true")
+
+
+def add_statistics_options(score: argparse.ArgumentParser) -> None:
+    """Groups, the bootstrap, the self-check and progress."""
     score.add_argument(
         "--group-by", help="record label to report accuracy by (e.g. validation.verdict)"
     )
@@ -109,8 +132,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-flips", action="store_true", help="keep a run whose self-check found flips"
     )
     score.add_argument("--no-progress", action="store_true")
+
     score.set_defaults(run=run_score)
 
+
+def add_correlate_command(commands: Commands) -> None:
     correlate = commands.add_parser(
         "correlate", help="benchmark accuracy vs downstream scores per RM"
     )
@@ -150,8 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     correlate.add_argument("--seed", type=int, default=0)
     correlate.add_argument("--out", type=Path, help="also write the results as JSON here")
     correlate.set_defaults(run=run_correlate)
-    add_compare_command(commands)
 
+
+def add_make_tiny_model_command(commands: Commands) -> None:
     tiny = commands.add_parser(
         "make-tiny-model",
         help="write a tiny random-weight reward model to a folder (meaningless scores; for "
@@ -160,7 +187,6 @@ def build_parser() -> argparse.ArgumentParser:
     tiny.add_argument("folder", type=Path)
     tiny.add_argument("--seed", type=int, default=0)
     tiny.set_defaults(run=run_make_tiny_model)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
