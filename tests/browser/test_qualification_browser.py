@@ -8,12 +8,11 @@ from django.urls import reverse
 
 from prb_annotate.campaigns.qualification.rules import position_for
 from prb_annotate.models import Annotation, Membership, QualificationItem, QualificationRecord
-from tests import test_browser_annotate
+from tests.browser import test_browser_annotate
 from tests.browser.test_browser_annotate import answer_with_keys, submit_with_keyboard
 from tests.support.browser import ARTIFACTS
 from tests.support.qualification import screening_campaign
 
-browser = test_browser_annotate.browser  # the same Chromium fixture
 pytestmark = test_browser_annotate.pytestmark
 PID = "60a1b2c3d4e5f60718293a4b"
 

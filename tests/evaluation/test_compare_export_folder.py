@@ -17,7 +17,8 @@ from evaluation.cli import main
 from evaluation.errors import EvaluationError
 from evaluation.records import load_records
 from prb_annotate.datasets.importing import import_path
-from prb_annotate.exports.export import export_split, export_zip
+from prb_annotate.exports.archive import export_zip
+from prb_annotate.exports.export import export_split
 from prb_annotate.models import Campaign
 from tests.support.exports import annotated_campaign, import_dataset
 
