@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Field
 
 from prb_annotate.audit.exclusions import pairs_short_of_answers, request_replacement_annotations
-from prb_annotate.audit.sampling import PlanTargets
+from prb_annotate.audit.sampling import PlanTargets, SamplePlan
 from prb_annotate.campaigns import planned_sample
 from prb_annotate.campaigns.qualification import setup as qualification_setup
 from prb_annotate.models import (
@@ -131,21 +131,7 @@ def create_campaign(
     dataset's claim) or ``{id: {"expected_answers": {...}, "explanations": {...}}}``; the pass
     rule is the ``qualification_rule`` setting.
     """
-    unknown = set(settings) - CAMPAIGN_SETTINGS
-    if unknown:
-        raise TypeError(f"unknown campaign settings: {', '.join(sorted(unknown))}")
-    if k < 1:
-        raise CampaignSetupError("k (annotations per pair) must be at least 1")
-    if not 0.0 <= gold_rate <= 1.0:
-        raise CampaignSetupError("gold rate must be between 0 and 1")
-    if sample is not None and sample < 1:
-        raise CampaignSetupError("sample must be at least 1")
-    if sample is not None and sample_targets is not None:
-        raise CampaignSetupError("give a sample size or sample targets, not both")
-    if Campaign.objects.filter(name=name).exists():
-        raise CampaignSetupError(f"a campaign named {name!r} already exists")
-    check_settings(settings)
-
+    _check_arguments(name, k, gold_rate, sample, sample_targets, settings)
     gold = _gold_answers_by_id(gold_pair_ids)
     pairs = {p.external_id: p.pk for p in dataset.pairs.only("pk", "external_id")}
     missing = sorted(set(gold) - set(pairs))
@@ -155,29 +141,10 @@ def create_campaign(
     set_apart = set(gold) | {spec.external_id for spec in screening}
 
     rng = random.Random(seed)
-    regular_ids = sorted(set(pairs) - set_apart)
-    plan = None
-    if sample_targets is not None:
-        regular_ids, plan = planned_sample.planned_pair_ids(
-            dataset, sample_targets, k, seed, leave_out=set_apart
-        )
-    elif sample is not None:
-        if sample > len(regular_ids):
-            raise CampaignSetupError(
-                f"sample of {sample} asked, but the dataset has {len(regular_ids)} pairs"
-            )
-        regular_ids = sorted(rng.sample(regular_ids, sample))
-    if not regular_ids:
-        raise CampaignSetupError(f"dataset {dataset.name} has no pairs to annotate")
-
-    entries: list[tuple[str, str, dict[str, str] | None]] = [
-        (external_id, CampaignItem.Kind.REGULAR, None) for external_id in regular_ids
-    ]
-    entries += [(gid, CampaignItem.Kind.GOLD, answers) for gid, answers in sorted(gold.items())]
-    # A seeded permutation: distinct keys, so the queue order never depends on row ids.
-    order = list(range(len(entries)))
-    rng.shuffle(order)
-
+    regular_ids, plan = _regular_pair_ids(
+        dataset, sorted(set(pairs) - set_apart), set_apart, rng, sample, sample_targets, k, seed
+    )
+    entries = _ordered_entries(regular_ids, gold, rng)
     status = Campaign.Status.ACTIVE if activate else Campaign.Status.DRAFT
     try:
         with transaction.atomic():
@@ -201,7 +168,7 @@ def create_campaign(
                         gold_answers=answers,
                         order_key=order_key,
                     )
-                    for (external_id, kind, answers), order_key in zip(entries, order, strict=True)
+                    for external_id, kind, answers, order_key in entries
                 ],
                 batch_size=500,
             )
@@ -212,6 +179,73 @@ def create_campaign(
         # Two managers creating the same name at once: the unique name decides.
         raise CampaignSetupError(f"a campaign named {name!r} already exists") from error
     return campaign
+
+
+def _check_arguments(
+    name: str,
+    k: int,
+    gold_rate: float,
+    sample: int | None,
+    sample_targets: PlanTargets | None,
+    settings: Mapping[str, Any],
+) -> None:
+    unknown = set(settings) - CAMPAIGN_SETTINGS
+    if unknown:
+        raise TypeError(f"unknown campaign settings: {', '.join(sorted(unknown))}")
+    if k < 1:
+        raise CampaignSetupError("k (annotations per pair) must be at least 1")
+    if not 0.0 <= gold_rate <= 1.0:
+        raise CampaignSetupError("gold rate must be between 0 and 1")
+    if sample is not None and sample < 1:
+        raise CampaignSetupError("sample must be at least 1")
+    if sample is not None and sample_targets is not None:
+        raise CampaignSetupError("give a sample size or sample targets, not both")
+    if Campaign.objects.filter(name=name).exists():
+        raise CampaignSetupError(f"a campaign named {name!r} already exists")
+    check_settings(settings)
+
+
+def _regular_pair_ids(
+    dataset: Dataset,
+    candidates: list[str],
+    set_apart: set[str],
+    rng: random.Random,
+    sample: int | None,
+    sample_targets: PlanTargets | None,
+    k: int,
+    seed: int,
+) -> tuple[list[str], SamplePlan | None]:
+    """The regular items' record ids (every candidate, a seeded sample, or a planned sample)
+    and the sample plan when there is one."""
+    plan: SamplePlan | None = None
+    regular_ids = candidates
+    if sample_targets is not None:
+        regular_ids, plan = planned_sample.planned_pair_ids(
+            dataset, sample_targets, k, seed, leave_out=set_apart
+        )
+    elif sample is not None:
+        if sample > len(candidates):
+            raise CampaignSetupError(
+                f"sample of {sample} asked, but the dataset has {len(candidates)} pairs"
+            )
+        regular_ids = sorted(rng.sample(candidates, sample))
+    if not regular_ids:
+        raise CampaignSetupError(f"dataset {dataset.name} has no pairs to annotate")
+    return regular_ids, plan
+
+
+def _ordered_entries(
+    regular_ids: list[str], gold: Mapping[str, dict[str, str]], rng: random.Random
+) -> list[tuple[str, str, dict[str, str] | None, int]]:
+    """(record id, kind, gold answers, order key) per item. The keys are a seeded
+    permutation: distinct, so the queue order never depends on row ids."""
+    entries: list[tuple[str, str, dict[str, str] | None]] = [
+        (external_id, CampaignItem.Kind.REGULAR, None) for external_id in regular_ids
+    ]
+    entries += [(gid, CampaignItem.Kind.GOLD, answers) for gid, answers in sorted(gold.items())]
+    order = list(range(len(entries)))
+    rng.shuffle(order)
+    return [(*entry, key) for entry, key in zip(entries, order, strict=True)]
 
 
 def _screening_specs(
