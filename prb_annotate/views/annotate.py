@@ -32,13 +32,13 @@ from prb_annotate.campaigns.annotating import (
 from prb_annotate.campaigns.assignment import QualificationFirst, next_assignment, responses_ab
 from prb_annotate.campaigns.progress import annotator_standing
 from prb_annotate.campaigns.qualification.gate import is_cleared
-from prb_annotate.forms import (
+from prb_annotate.models import Annotation, Assignment, Campaign
+from prb_annotate.question_layout import (
     answer_summary,
     choice_questions,
     question_names,
     rating_questions,
 )
-from prb_annotate.models import Annotation, Assignment, Campaign
 
 SKIP_REASONS = [
     "I cannot judge this topic",

@@ -22,8 +22,8 @@ from django.views.decorators.http import require_POST
 from prb_annotate.access import annotator_membership_or_404
 from prb_annotate.campaigns.annotating import SubmitError
 from prb_annotate.campaigns.qualification import flow, rules
-from prb_annotate.forms import choice_questions, question_names, rating_questions
 from prb_annotate.models import Campaign, QualificationItem, QualificationRecord
+from prb_annotate.question_layout import choice_questions, question_names, rating_questions
 
 Stage = flow.Stage
 
