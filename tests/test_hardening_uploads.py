@@ -5,6 +5,7 @@ a CSV cell of ``profile`` or ``rubric_aspects``) is a 400 naming the line and fi
 
 import io
 import json
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -21,7 +22,7 @@ LIMIT = 64 * 1024
 ROW = b'{"question": "Why?", "chosen": "Because.", "rejected": "Dunno."}\n'
 
 
-def upload(client: Client, name: str, content: bytes) -> object:
+def upload(client: Client, name: str, content: bytes) -> Any:
     return client.post("/api/datasets/", {"file": SimpleUploadedFile(name, content), "name": "up"})
 
 
