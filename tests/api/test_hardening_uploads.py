@@ -5,6 +5,7 @@ a CSV cell of ``profile`` or ``rubric_aspects``) is a 400 naming the line and fi
 
 import io
 import json
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -21,7 +22,7 @@ LIMIT = 64 * 1024
 ROW = b'{"question": "Why?", "chosen": "Because.", "rejected": "Dunno."}\n'
 
 
-def upload(client: Client, name: str, content: bytes) -> object:
+def upload(client: Client, name: str, content: bytes) -> Any:
     return client.post("/api/datasets/", {"file": SimpleUploadedFile(name, content), "name": "up"})
 
 
@@ -138,3 +139,39 @@ def test_it_answers_deep_uploads_and_sample_plans_with_400(manager: User, login)
         )
         assert response.status_code == 400
         assert response.json()["detail"].startswith("JSON parse error")
+
+
+def api_views() -> list[type]:
+    """Every view class the URL map routes to under /api/."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    found: list[type] = []
+
+    def walk(patterns: list, prefix: str) -> None:
+        for pattern in patterns:
+            route = prefix + str(pattern.pattern)
+            if isinstance(pattern, URLResolver):
+                walk(pattern.url_patterns, route)
+            elif isinstance(pattern, URLPattern) and route.startswith("api/"):
+                view = getattr(pattern.callback, "cls", None) or getattr(
+                    pattern.callback, "view_class", None
+                )
+                if view is not None:
+                    found.append(view)
+
+    walk(get_resolver().url_patterns, "")
+    return found
+
+
+def test_every_api_view_reads_json_through_the_depth_limited_parser() -> None:
+    from rest_framework.parsers import JSONParser as StockJSONParser
+
+    from prb_annotate.api.parsers import JSONParser
+
+    views = api_views()
+    assert len(views) > 20
+    for view in views:
+        parsers = list(getattr(view, "parser_classes", ()))
+        assert StockJSONParser not in parsers, view
+        json_parsers = [p for p in parsers if issubclass(p, StockJSONParser)]
+        assert all(issubclass(p, JSONParser) for p in json_parsers), view

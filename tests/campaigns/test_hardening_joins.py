@@ -4,6 +4,7 @@ none, and a real participant arriving during a flood still gets work."""
 
 import threading
 from collections import Counter
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -20,7 +21,7 @@ from tests.support.pages import form_answers, reserve, submit_url
 FLOOD = 130
 
 
-def study_campaign(pairs: int, k: int = 3, **settings: str) -> Campaign:
+def study_campaign(pairs: int, k: int = 3, **settings: Any) -> Campaign:
     dataset = Dataset.objects.create(name=f"flood-{pairs}-{k}")
     make_pairs(dataset, pairs)
     campaign = create_campaign(dataset, f"study {pairs}x{k}", k=k, seed=1, **settings)

@@ -35,6 +35,8 @@ from tests.support.exports import (
     UNDECIDED_IDS,
     annotated_campaign,
     import_dataset,
+    jsonl,
+    records,
 )
 
 CONFIGS = {
@@ -85,6 +87,7 @@ def test_it_lays_out_one_folder_per_category_with_a_manifest_and_a_card(
         "id": campaign.dataset_id,
         "name": "prb",
         "source": "upload:prb.jsonl",
+        "source_sha256": hashlib.sha256(jsonl(records())).hexdigest(),
         "description": "",
     }
     assert manifest["k"] == 3

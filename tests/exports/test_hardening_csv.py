@@ -4,6 +4,7 @@ every value exactly."""
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -144,3 +145,19 @@ def test_it_reads_the_neutralised_csv_in_pandas_as_text_and_numbers(
 def test_it_neutralises_a_cell_as_owasp_says_and_undoes_it_exactly(value: str, cell: str) -> None:
     assert neutralised_cell(value) == cell
     assert original_cell(neutralised_cell(value)) == value
+
+
+def test_every_csv_writer_goes_through_the_neutralising_module() -> None:
+    """No module writes CSV by itself: ``csv.writer``, ``csv.DictWriter`` and pandas'
+    ``to_csv`` appear in ``spreadsheets.py`` only, so a new CSV download cannot forget the
+    rule. (Readers of CSV are free to use the csv module.)"""
+    root = Path(__file__).resolve().parent.parent
+    writers = re.compile(r"\bcsv\.(writer|DictWriter)\(|\.to_csv\(")
+    offenders = [
+        f"{path.relative_to(root)}:{number}"
+        for path in sorted((root / "prb_annotate").rglob("*.py"))
+        if path.name != "spreadsheets.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if writers.search(line)
+    ]
+    assert not offenders, offenders
