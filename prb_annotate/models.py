@@ -660,8 +660,8 @@ class QualificationRecord(models.Model):
 
     class Outcome(models.TextChoices):
         IN_PROGRESS = "in_progress", "in progress"
-        PASSED = "passed"
-        FAILED = "failed"
+        PASSED = "passed", "passed"
+        FAILED = "failed", "failed"
         ADMITTED = "admitted", "let in by a manager"
 
     membership = models.OneToOneField(

@@ -3,8 +3,10 @@ verdicts, quality control, progress figures, quotas and exports come out the sam
 those answers (contrary on purpose, many of them) exist or not, and the pairs set apart never
 appear in any of them."""
 
+import ast
 from pathlib import Path
 
+import pytest
 from django.contrib.auth.models import User
 
 from prb_annotate.audit.campaign_audit import campaign_audit, campaign_verdicts
@@ -30,6 +32,7 @@ from tests.support.qualification import (
 )
 
 SET_APART = set(PRACTICE_IDS) | set(QUALIFICATION_IDS)
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def contrary_practice_and_qualification(campaign, user: User) -> None:
@@ -110,3 +113,30 @@ def test_it_counts_no_qualification_answer_in_the_annotators_figures(dataset) ->
     assert (row.submitted, row.skipped, row.gold_scored, row.median_seconds) == (0, 0, 0, None)
     assert campaign_quality(campaign) == []
     assert annotator_standing(campaign, alone).done == 0
+
+
+STATISTICS_MODULES = [
+    *sorted((ROOT / "prb_annotate" / "audit").glob("*.py")),
+    *sorted((ROOT / "prb_annotate" / "exports").glob("*.py")),
+    *(
+        ROOT / "prb_annotate" / "campaigns" / name
+        for name in ("progress.py", "plan.py", "evaluating.py")
+    ),
+]
+
+
+@pytest.mark.parametrize("path", STATISTICS_MODULES, ids=lambda path: path.name)
+def test_it_keeps_the_statistics_modules_away_from_the_qualification_tables(path: Path) -> None:
+    """What computes statistics, progress and exports never names the practice and
+    qualification models or their package: nothing there can read those answers."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    names |= {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    modules = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not {n for n in names if n.startswith("Qualification")}, path
+    assert not {m for m in modules if "qualification" in m}, path

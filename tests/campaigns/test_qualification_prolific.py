@@ -134,6 +134,7 @@ def test_it_downloads_both_lists_from_the_dashboard_and_the_api(study, manager, 
     ):
         url = reverse(name, args=[study.pk])
         assert f'href="{url}"' in page
+        assert f'href="{url}"' in dashboard
         download = client.get(url)
         assert download["Content-Type"].startswith("text/csv")
         assert f"campaign-{study.pk}-prolific-{kind}.csv" in download["Content-Disposition"]
