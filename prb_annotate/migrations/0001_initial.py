@@ -8,6 +8,7 @@ import prb_annotate.models
 
 
 class Migration(migrations.Migration):
+
     initial = True
 
     dependencies = [
@@ -16,445 +17,198 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name="Dataset",
+            name='Dataset',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("name", models.CharField(max_length=200, unique=True)),
-                ("source", models.CharField(blank=True, max_length=1000)),
-                ("description", models.TextField(blank=True)),
-                ("imported_at", models.DateTimeField(auto_now_add=True)),
-                ("updated_at", models.DateTimeField(auto_now=True)),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('name', models.CharField(max_length=200, unique=True)),
+                ('source', models.CharField(blank=True, max_length=1000)),
+                ('description', models.TextField(blank=True)),
+                ('imported_at', models.DateTimeField(auto_now_add=True)),
+                ('updated_at', models.DateTimeField(auto_now=True)),
             ],
             options={
-                "ordering": ["name"],
+                'ordering': ['name'],
             },
         ),
         migrations.CreateModel(
-            name="Campaign",
+            name='Campaign',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("name", models.CharField(max_length=200, unique=True)),
-                (
-                    "guidelines",
-                    models.TextField(blank=True, help_text="Markdown shown to annotators."),
-                ),
-                ("annotations_per_pair", models.PositiveSmallIntegerField(default=3)),
-                ("reservation_minutes", models.PositiveIntegerField(default=30)),
-                (
-                    "status",
-                    models.CharField(
-                        choices=[
-                            ("draft", "Draft"),
-                            ("active", "Active"),
-                            ("paused", "Paused"),
-                            ("closed", "Closed"),
-                        ],
-                        default="draft",
-                        max_length=10,
-                    ),
-                ),
-                (
-                    "quality_criteria",
-                    models.JSONField(default=prb_annotate.models.default_quality_criteria),
-                ),
-                ("rating_scale_max", models.PositiveSmallIntegerField(default=5)),
-                ("quality_threshold", models.FloatField(default=4.0)),
-                ("majority_threshold", models.FloatField(default=0.5)),
-                ("min_gold_accuracy", models.FloatField(blank=True, null=True)),
-                ("gold_rate", models.FloatField(default=0.0)),
-                ("seed", models.IntegerField(default=0)),
-                ("quota_per_annotator", models.PositiveIntegerField(blank=True, null=True)),
-                (
-                    "invite_token",
-                    models.CharField(
-                        default=prb_annotate.models.new_invite_token, max_length=64, unique=True
-                    ),
-                ),
-                ("completion_url", models.URLField(blank=True, max_length=1000)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                (
-                    "created_by",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "dataset",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT,
-                        related_name="campaigns",
-                        to="prb_annotate.dataset",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('name', models.CharField(max_length=200, unique=True)),
+                ('guidelines', models.TextField(blank=True, help_text='Markdown shown to annotators.')),
+                ('annotations_per_pair', models.PositiveSmallIntegerField(default=3)),
+                ('reservation_minutes', models.PositiveIntegerField(default=30)),
+                ('status', models.CharField(choices=[('draft', 'Draft'), ('active', 'Active'), ('paused', 'Paused'), ('closed', 'Closed')], default='draft', max_length=10)),
+                ('quality_criteria', models.JSONField(default=prb_annotate.models.default_quality_criteria)),
+                ('rating_scale_max', models.PositiveSmallIntegerField(default=5)),
+                ('quality_threshold', models.FloatField(default=4.0)),
+                ('majority_threshold', models.FloatField(default=0.5)),
+                ('min_gold_accuracy', models.FloatField(blank=True, null=True)),
+                ('gold_rate', models.FloatField(default=0.0)),
+                ('seed', models.IntegerField(default=0)),
+                ('quota_per_annotator', models.PositiveIntegerField(blank=True, null=True)),
+                ('invite_token', models.CharField(default=prb_annotate.models.new_invite_token, max_length=64, unique=True)),
+                ('completion_url', models.URLField(blank=True, max_length=1000)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='campaigns', to='prb_annotate.dataset')),
             ],
             options={
-                "ordering": ["-created_at"],
+                'ordering': ['-created_at'],
             },
         ),
         migrations.CreateModel(
-            name="CampaignItem",
+            name='CampaignItem',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "kind",
-                    models.CharField(
-                        choices=[("regular", "Regular"), ("gold", "Gold")],
-                        default="regular",
-                        max_length=10,
-                    ),
-                ),
-                ("gold_answers", models.JSONField(blank=True, null=True)),
-                ("extra_annotations", models.PositiveSmallIntegerField(default=0)),
-                ("order_key", models.BigIntegerField(default=0)),
-                (
-                    "campaign",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="items",
-                        to="prb_annotate.campaign",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('kind', models.CharField(choices=[('regular', 'Regular'), ('gold', 'Gold')], default='regular', max_length=10)),
+                ('gold_answers', models.JSONField(blank=True, null=True)),
+                ('extra_annotations', models.PositiveSmallIntegerField(default=0)),
+                ('order_key', models.BigIntegerField(default=0)),
+                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='prb_annotate.campaign')),
             ],
             options={
-                "ordering": ["campaign", "order_key", "id"],
+                'ordering': ['campaign', 'order_key', 'id'],
             },
         ),
         migrations.CreateModel(
-            name="Assignment",
+            name='Assignment',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "chosen_position",
-                    models.CharField(choices=[("A", "A"), ("B", "B")], max_length=1),
-                ),
-                (
-                    "status",
-                    models.CharField(
-                        choices=[
-                            ("reserved", "Reserved"),
-                            ("submitted", "Submitted"),
-                            ("expired", "Expired"),
-                            ("skipped", "Skipped"),
-                        ],
-                        default="reserved",
-                        max_length=10,
-                    ),
-                ),
-                ("reserved_at", models.DateTimeField()),
-                ("expires_at", models.DateTimeField()),
-                ("submitted_at", models.DateTimeField(blank=True, null=True)),
-                ("skip_reason", models.CharField(blank=True, max_length=500)),
-                (
-                    "annotator",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="assignments",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "campaign",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="assignments",
-                        to="prb_annotate.campaign",
-                    ),
-                ),
-                (
-                    "item",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="assignments",
-                        to="prb_annotate.campaignitem",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('chosen_position', models.CharField(choices=[('A', 'A'), ('B', 'B')], max_length=1)),
+                ('status', models.CharField(choices=[('reserved', 'Reserved'), ('submitted', 'Submitted'), ('expired', 'Expired'), ('skipped', 'Skipped')], default='reserved', max_length=10)),
+                ('reserved_at', models.DateTimeField()),
+                ('expires_at', models.DateTimeField()),
+                ('submitted_at', models.DateTimeField(blank=True, null=True)),
+                ('skip_reason', models.CharField(blank=True, max_length=500)),
+                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to=settings.AUTH_USER_MODEL)),
+                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='prb_annotate.campaign')),
+                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='prb_annotate.campaignitem')),
             ],
             options={
-                "ordering": ["reserved_at", "id"],
+                'ordering': ['reserved_at', 'id'],
             },
         ),
         migrations.CreateModel(
-            name="EvaluationRun",
+            name='EvaluationRun',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("model_name", models.CharField(max_length=1000)),
-                ("mode", models.CharField(default="question", max_length=20)),
-                (
-                    "subset",
-                    models.CharField(
-                        choices=[
-                            ("validated", "Validated"),
-                            ("excluded", "Excluded"),
-                            ("all", "All"),
-                        ],
-                        default="all",
-                        max_length=10,
-                    ),
-                ),
-                ("settings", models.JSONField(blank=True, default=dict)),
-                ("summary", models.JSONField(blank=True, default=dict)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                (
-                    "campaign",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="evaluation_runs",
-                        to="prb_annotate.campaign",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('model_name', models.CharField(max_length=1000)),
+                ('mode', models.CharField(default='question', max_length=20)),
+                ('subset', models.CharField(choices=[('validated', 'Validated'), ('excluded', 'Excluded'), ('all', 'All')], default='all', max_length=10)),
+                ('settings', models.JSONField(blank=True, default=dict)),
+                ('summary', models.JSONField(blank=True, default=dict)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='evaluation_runs', to='prb_annotate.campaign')),
             ],
             options={
-                "ordering": ["-created_at"],
+                'ordering': ['-created_at'],
             },
         ),
         migrations.CreateModel(
-            name="Membership",
+            name='Membership',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "role",
-                    models.CharField(
-                        choices=[("annotator", "Annotator"), ("manager", "Manager")],
-                        default="annotator",
-                        max_length=10,
-                    ),
-                ),
-                ("participant_id", models.CharField(blank=True, max_length=200)),
-                ("study_id", models.CharField(blank=True, max_length=200)),
-                ("session_id", models.CharField(blank=True, max_length=200)),
-                ("joined_at", models.DateTimeField(auto_now_add=True)),
-                (
-                    "campaign",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="memberships",
-                        to="prb_annotate.campaign",
-                    ),
-                ),
-                (
-                    "user",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="memberships",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('role', models.CharField(choices=[('annotator', 'Annotator'), ('manager', 'Manager')], default='annotator', max_length=10)),
+                ('participant_id', models.CharField(blank=True, max_length=200)),
+                ('study_id', models.CharField(blank=True, max_length=200)),
+                ('session_id', models.CharField(blank=True, max_length=200)),
+                ('joined_at', models.DateTimeField(auto_now_add=True)),
+                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='prb_annotate.campaign')),
+                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to=settings.AUTH_USER_MODEL)),
             ],
         ),
         migrations.CreateModel(
-            name="Pair",
+            name='Pair',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("external_id", models.CharField(max_length=255)),
-                ("category", models.CharField(blank=True, max_length=200)),
-                ("question", models.TextField()),
-                ("profile", models.JSONField(blank=True, default=list)),
-                ("rubric_aspects", models.JSONField(blank=True, default=list)),
-                ("narrative", models.TextField(blank=True)),
-                ("chosen", models.TextField()),
-                ("rejected", models.TextField()),
-                ("extra", models.JSONField(blank=True, default=dict)),
-                ("content_hash", models.CharField(max_length=64)),
-                (
-                    "dataset",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="pairs",
-                        to="prb_annotate.dataset",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('external_id', models.CharField(max_length=255)),
+                ('category', models.CharField(blank=True, max_length=200)),
+                ('question', models.TextField()),
+                ('profile', models.JSONField(blank=True, default=list)),
+                ('rubric_aspects', models.JSONField(blank=True, default=list)),
+                ('narrative', models.TextField(blank=True)),
+                ('chosen', models.TextField()),
+                ('rejected', models.TextField()),
+                ('extra', models.JSONField(blank=True, default=dict)),
+                ('content_hash', models.CharField(max_length=64)),
+                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pairs', to='prb_annotate.dataset')),
             ],
             options={
-                "ordering": ["dataset", "external_id"],
+                'ordering': ['dataset', 'external_id'],
             },
         ),
         migrations.AddField(
-            model_name="campaignitem",
-            name="pair",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="campaign_items",
-                to="prb_annotate.pair",
-            ),
+            model_name='campaignitem',
+            name='pair',
+            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='campaign_items', to='prb_annotate.pair'),
         ),
         migrations.CreateModel(
-            name="PairScore",
+            name='PairScore',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("score_chosen", models.FloatField(blank=True, null=True)),
-                ("score_rejected", models.FloatField(blank=True, null=True)),
-                ("outcome", models.CharField(max_length=20)),
-                ("verdict", models.CharField(blank=True, max_length=20)),
-                ("details", models.JSONField(blank=True, default=dict)),
-                (
-                    "pair",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="scores",
-                        to="prb_annotate.pair",
-                    ),
-                ),
-                (
-                    "run",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="scores",
-                        to="prb_annotate.evaluationrun",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('score_chosen', models.FloatField(blank=True, null=True)),
+                ('score_rejected', models.FloatField(blank=True, null=True)),
+                ('outcome', models.CharField(max_length=20)),
+                ('verdict', models.CharField(blank=True, max_length=20)),
+                ('details', models.JSONField(blank=True, default=dict)),
+                ('pair', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scores', to='prb_annotate.pair')),
+                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scores', to='prb_annotate.evaluationrun')),
             ],
         ),
         migrations.CreateModel(
-            name="Annotation",
+            name='Annotation',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("revision", models.PositiveIntegerField(default=1)),
-                ("is_current", models.BooleanField(default=True)),
-                ("quality_chosen", models.JSONField(default=dict)),
-                ("quality_rejected", models.JSONField(default=dict)),
-                (
-                    "rubric_fit",
-                    models.CharField(
-                        choices=[("chosen", "Chosen"), ("rejected", "Rejected"), ("tie", "Tie")],
-                        max_length=10,
-                    ),
-                ),
-                (
-                    "differentiator",
-                    models.CharField(
-                        choices=[
-                            ("preference", "personal preference"),
-                            ("quality", "general quality"),
-                            ("both", "Both"),
-                            ("none", "no real difference"),
-                        ],
-                        max_length=10,
-                    ),
-                ),
-                (
-                    "confidence",
-                    models.CharField(
-                        choices=[("low", "Low"), ("medium", "Medium"), ("high", "High")],
-                        max_length=10,
-                    ),
-                ),
-                ("comment", models.TextField(blank=True)),
-                ("flagged", models.BooleanField(default=False)),
-                ("time_on_task_ms", models.PositiveIntegerField(blank=True, null=True)),
-                ("client_token", models.CharField(max_length=64, unique=True)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                (
-                    "assignment",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="annotations",
-                        to="prb_annotate.assignment",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('revision', models.PositiveIntegerField(default=1)),
+                ('is_current', models.BooleanField(default=True)),
+                ('quality_chosen', models.JSONField(default=dict)),
+                ('quality_rejected', models.JSONField(default=dict)),
+                ('rubric_fit', models.CharField(choices=[('chosen', 'Chosen'), ('rejected', 'Rejected'), ('tie', 'Tie')], max_length=10)),
+                ('differentiator', models.CharField(choices=[('preference', 'personal preference'), ('quality', 'general quality'), ('both', 'Both'), ('none', 'no real difference')], max_length=10)),
+                ('confidence', models.CharField(choices=[('low', 'Low'), ('medium', 'Medium'), ('high', 'High')], max_length=10)),
+                ('comment', models.TextField(blank=True)),
+                ('flagged', models.BooleanField(default=False)),
+                ('time_on_task_ms', models.PositiveIntegerField(blank=True, null=True)),
+                ('client_token', models.CharField(max_length=64, unique=True)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='annotations', to='prb_annotate.assignment')),
             ],
             options={
-                "ordering": ["assignment", "revision"],
-                "constraints": [
-                    models.UniqueConstraint(
-                        fields=("assignment", "revision"), name="annotation_unique_revision"
-                    ),
-                    models.UniqueConstraint(
-                        condition=models.Q(("is_current", True)),
-                        fields=("assignment",),
-                        name="annotation_one_current",
-                    ),
-                ],
+                'ordering': ['assignment', 'revision'],
+                'constraints': [models.UniqueConstraint(fields=('assignment', 'revision'), name='annotation_unique_revision'), models.UniqueConstraint(condition=models.Q(('is_current', True)), fields=('assignment',), name='annotation_one_current')],
             },
         ),
         migrations.AddIndex(
-            model_name="assignment",
-            index=models.Index(
-                fields=["campaign", "annotator", "status"], name="assignment_by_annotator"
-            ),
+            model_name='assignment',
+            index=models.Index(fields=['campaign', 'annotator', 'status'], name='assignment_by_annotator'),
         ),
         migrations.AddIndex(
-            model_name="assignment",
-            index=models.Index(fields=["item", "status"], name="assignment_by_item"),
+            model_name='assignment',
+            index=models.Index(fields=['item', 'status'], name='assignment_by_item'),
         ),
         migrations.AddConstraint(
-            model_name="assignment",
-            constraint=models.UniqueConstraint(
-                fields=("item", "annotator"), name="assignment_unique_annotator"
-            ),
+            model_name='assignment',
+            constraint=models.UniqueConstraint(fields=('item', 'annotator'), name='assignment_unique_annotator'),
         ),
         migrations.AddConstraint(
-            model_name="membership",
-            constraint=models.UniqueConstraint(
-                fields=("campaign", "user"), name="membership_unique_user"
-            ),
+            model_name='membership',
+            constraint=models.UniqueConstraint(fields=('campaign', 'user'), name='membership_unique_user'),
         ),
         migrations.AddIndex(
-            model_name="pair",
-            index=models.Index(fields=["dataset", "category"], name="pair_dataset_category"),
+            model_name='pair',
+            index=models.Index(fields=['dataset', 'category'], name='pair_dataset_category'),
         ),
         migrations.AddConstraint(
-            model_name="pair",
-            constraint=models.UniqueConstraint(
-                fields=("dataset", "external_id"), name="pair_unique_external_id"
-            ),
+            model_name='pair',
+            constraint=models.UniqueConstraint(fields=('dataset', 'external_id'), name='pair_unique_external_id'),
         ),
         migrations.AddConstraint(
-            model_name="campaignitem",
-            constraint=models.UniqueConstraint(
-                fields=("campaign", "pair"), name="item_unique_pair"
-            ),
+            model_name='campaignitem',
+            constraint=models.UniqueConstraint(fields=('campaign', 'pair'), name='item_unique_pair'),
         ),
         migrations.AddConstraint(
-            model_name="pairscore",
-            constraint=models.UniqueConstraint(fields=("run", "pair"), name="score_unique_pair"),
+            model_name='pairscore',
+            constraint=models.UniqueConstraint(fields=('run', 'pair'), name='score_unique_pair'),
         ),
     ]

@@ -4,13 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("prb_annotate", "0001_initial"),
+        ('prb_annotate', '0001_initial'),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name="campaignitem",
-            index=models.Index(fields=["campaign", "order_key"], name="item_queue_order"),
+            model_name='campaignitem',
+            index=models.Index(fields=['campaign', 'order_key'], name='item_queue_order'),
         ),
     ]

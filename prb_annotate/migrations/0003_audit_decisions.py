@@ -7,157 +7,65 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("prb_annotate", "0002_item_queue_order"),
+        ('prb_annotate', '0002_item_queue_order'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="campaign",
-            name="fast_answer_seconds",
-            field=models.FloatField(
-                default=10.0, validators=[django.core.validators.MinValueValidator(0.0)]
-            ),
+            model_name='campaign',
+            name='fast_answer_seconds',
+            field=models.FloatField(default=10.0, validators=[django.core.validators.MinValueValidator(0.0)]),
         ),
         migrations.AddField(
-            model_name="campaign",
-            name="position_bias_max_p",
-            field=models.FloatField(
-                blank=True,
-                null=True,
-                validators=[
-                    django.core.validators.MinValueValidator(0.0),
-                    django.core.validators.MaxValueValidator(1.0),
-                ],
-            ),
+            model_name='campaign',
+            name='position_bias_max_p',
+            field=models.FloatField(blank=True, null=True, validators=[django.core.validators.MinValueValidator(0.0), django.core.validators.MaxValueValidator(1.0)]),
         ),
         migrations.AddField(
-            model_name="campaign",
-            name="show_timer",
+            model_name='campaign',
+            name='show_timer',
             field=models.BooleanField(default=False),
         ),
         migrations.AlterField(
-            model_name="campaign",
-            name="majority_threshold",
-            field=models.FloatField(
-                default=0.5,
-                validators=[
-                    django.core.validators.MinValueValidator(0.5),
-                    django.core.validators.MaxValueValidator(0.99),
-                ],
-            ),
+            model_name='campaign',
+            name='majority_threshold',
+            field=models.FloatField(default=0.5, validators=[django.core.validators.MinValueValidator(0.5), django.core.validators.MaxValueValidator(0.99)]),
         ),
         migrations.CreateModel(
-            name="Adjudication",
+            name='Adjudication',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "decision",
-                    models.CharField(
-                        choices=[
-                            ("validated", "Validated"),
-                            ("excluded", "Excluded"),
-                            ("withdrawn", "Withdrawn"),
-                        ],
-                        max_length=10,
-                    ),
-                ),
-                ("reason", models.CharField(max_length=64)),
-                ("note", models.TextField(blank=True)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("is_current", models.BooleanField(default=True)),
-                (
-                    "decided_by",
-                    models.ForeignKey(
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "item",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="adjudications",
-                        to="prb_annotate.campaignitem",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('decision', models.CharField(choices=[('validated', 'Validated'), ('excluded', 'Excluded'), ('withdrawn', 'Withdrawn')], max_length=10)),
+                ('reason', models.CharField(max_length=64)),
+                ('note', models.TextField(blank=True)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('is_current', models.BooleanField(default=True)),
+                ('decided_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='adjudications', to='prb_annotate.campaignitem')),
             ],
             options={
-                "ordering": ["item", "created_at", "id"],
-                "constraints": [
-                    models.UniqueConstraint(
-                        condition=models.Q(("is_current", True)),
-                        fields=("item",),
-                        name="adjudication_one_current",
-                    )
-                ],
+                'ordering': ['item', 'created_at', 'id'],
+                'constraints': [models.UniqueConstraint(condition=models.Q(('is_current', True)), fields=('item',), name='adjudication_one_current')],
             },
         ),
         migrations.CreateModel(
-            name="AnnotatorExclusion",
+            name='AnnotatorExclusion',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("reason", models.TextField()),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("lifted_at", models.DateTimeField(blank=True, null=True)),
-                (
-                    "annotator",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "campaign",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="annotator_exclusions",
-                        to="prb_annotate.campaign",
-                    ),
-                ),
-                (
-                    "excluded_by",
-                    models.ForeignKey(
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "lifted_by",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('reason', models.TextField()),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('lifted_at', models.DateTimeField(blank=True, null=True)),
+                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='annotator_exclusions', to='prb_annotate.campaign')),
+                ('excluded_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('lifted_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
             ],
             options={
-                "ordering": ["campaign", "created_at", "id"],
-                "constraints": [
-                    models.UniqueConstraint(
-                        condition=models.Q(("lifted_at__isnull", True)),
-                        fields=("campaign", "annotator"),
-                        name="exclusion_one_current",
-                    )
-                ],
+                'ordering': ['campaign', 'created_at', 'id'],
+                'constraints': [models.UniqueConstraint(condition=models.Q(('lifted_at__isnull', True)), fields=('campaign', 'annotator'), name='exclusion_one_current')],
             },
         ),
     ]

@@ -21,23 +21,17 @@ def scope_legacy_participants(apps, schema_editor):
     Membership = apps.get_model("prb_annotate", "Membership")
     Participant = apps.get_model("prb_annotate", "Participant")
     legacy = User.objects.filter(
-        username__startswith=LEGACY_PREFIX,
-        password__startswith="!",
-        is_staff=False,
+        username__startswith=LEGACY_PREFIX, password__startswith="!", is_staff=False,
         is_superuser=False,
     )
     for user in legacy.iterator():
         first = (
-            Membership.objects.filter(user=user, role="annotator")
-            .order_by("joined_at", "id")
-            .first()
+            Membership.objects.filter(user=user, role="annotator").order_by("joined_at", "id").first()
         )
         if first is None:
             continue
-        participant_id = (first.participant_id or user.username[len(LEGACY_PREFIX) :])[:100]
-        if Participant.objects.filter(
-            campaign_id=first.campaign_id, participant_id=participant_id
-        ).exists():
+        participant_id = (first.participant_id or user.username[len(LEGACY_PREFIX):])[:100]
+        if Participant.objects.filter(campaign_id=first.campaign_id, participant_id=participant_id).exists():
             continue
         Participant.objects.create(
             user=user,
@@ -50,70 +44,39 @@ def scope_legacy_participants(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("prb_annotate", "0003_audit_decisions"),
+        ('prb_annotate', '0003_audit_decisions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="FailedLogin",
+            name='FailedLogin',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("username", models.CharField(max_length=150)),
-                ("address", models.CharField(max_length=100)),
-                ("at", models.DateTimeField(default=django.utils.timezone.now)),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('username', models.CharField(max_length=150)),
+                ('address', models.CharField(max_length=100)),
+                ('at', models.DateTimeField(default=django.utils.timezone.now)),
             ],
             options={
-                "indexes": [
-                    models.Index(fields=["username", "at"], name="failedlogin_username_at"),
-                    models.Index(fields=["address", "at"], name="failedlogin_address_at"),
-                ],
+                'indexes': [models.Index(fields=['username', 'at'], name='failedlogin_username_at'), models.Index(fields=['address', 'at'], name='failedlogin_address_at')],
             },
         ),
         migrations.CreateModel(
-            name="Participant",
+            name='Participant',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("participant_id", models.CharField(max_length=100)),
-                ("study_id", models.CharField(blank=True, max_length=100)),
-                ("session_id", models.CharField(blank=True, max_length=100)),
-                ("resume_key_hash", models.CharField(max_length=64)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                (
-                    "campaign",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="participants",
-                        to="prb_annotate.campaign",
-                    ),
-                ),
-                (
-                    "user",
-                    models.OneToOneField(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="participant",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('participant_id', models.CharField(max_length=100)),
+                ('study_id', models.CharField(blank=True, max_length=100)),
+                ('session_id', models.CharField(blank=True, max_length=100)),
+                ('resume_key_hash', models.CharField(max_length=64)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='participants', to='prb_annotate.campaign')),
+                ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='participant', to=settings.AUTH_USER_MODEL)),
             ],
             options={
-                "constraints": [
-                    models.UniqueConstraint(
-                        fields=("campaign", "participant_id"),
-                        name="participant_unique_per_campaign",
-                    )
-                ],
+                'constraints': [models.UniqueConstraint(fields=('campaign', 'participant_id'), name='participant_unique_per_campaign')],
             },
         ),
         migrations.RunPython(scope_legacy_participants, migrations.RunPython.noop),

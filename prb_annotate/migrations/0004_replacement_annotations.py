@@ -4,14 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("prb_annotate", "0003_audit_decisions"),
+        ('prb_annotate', '0003_audit_decisions'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="campaignitem",
-            name="replacement_annotations",
+            model_name='campaignitem',
+            name='replacement_annotations',
             field=models.PositiveSmallIntegerField(default=0),
         ),
     ]

@@ -5,48 +5,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("prb_annotate", "0004_sample_plan"),
+        ('prb_annotate', '0004_sample_plan'),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="ModelAnswer",
+            name='ModelAnswer',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("question", models.CharField(max_length=20)),
-                ("chosen_position", models.CharField(max_length=1)),
-                ("reply", models.TextField()),
-                ("answer", models.CharField(blank=True, max_length=20)),
-                (
-                    "pair",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="model_answers",
-                        to="prb_annotate.pair",
-                    ),
-                ),
-                (
-                    "run",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="model_answers",
-                        to="prb_annotate.evaluationrun",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('question', models.CharField(max_length=20)),
+                ('chosen_position', models.CharField(max_length=1)),
+                ('reply', models.TextField()),
+                ('answer', models.CharField(blank=True, max_length=20)),
+                ('pair', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='model_answers', to='prb_annotate.pair')),
+                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='model_answers', to='prb_annotate.evaluationrun')),
             ],
             options={
-                "constraints": [
-                    models.UniqueConstraint(
-                        fields=("run", "pair", "question", "chosen_position"),
-                        name="model_answer_unique",
-                    )
-                ],
+                'constraints': [models.UniqueConstraint(fields=('run', 'pair', 'question', 'chosen_position'), name='model_answer_unique')],
             },
         ),
     ]

@@ -4,9 +4,11 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("prb_annotate", "0004_participants_and_login_throttle"),
-        ("prb_annotate", "0005_model_answers"),
+        ('prb_annotate', '0004_participants_and_login_throttle'),
+        ('prb_annotate', '0005_model_answers'),
     ]
 
-    operations = []
+    operations = [
+    ]

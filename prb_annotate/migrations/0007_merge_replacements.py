@@ -4,9 +4,11 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("prb_annotate", "0004_replacement_annotations"),
-        ("prb_annotate", "0006_merge_participants_and_samples"),
+        ('prb_annotate', '0004_replacement_annotations'),
+        ('prb_annotate', '0006_merge_participants_and_samples'),
     ]
 
-    operations = []
+    operations = [
+    ]
