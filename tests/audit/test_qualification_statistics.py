@@ -32,7 +32,7 @@ from tests.support.qualification import (
 )
 
 SET_APART = set(PRACTICE_IDS) | set(QUALIFICATION_IDS)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def contrary_practice_and_qualification(campaign, user: User) -> None:

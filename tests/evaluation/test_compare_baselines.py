@@ -12,7 +12,7 @@ from evaluation.baselines import content_words, score_builtin
 from evaluation.cli import main
 from evaluation.config import ScoreConfig
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROFILE = [
     {"text": "I repair vintage bicycles in my garage every weekend."},
     {"text": "Looking for cheap tyres for a steel touring frame."},
