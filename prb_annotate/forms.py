@@ -80,7 +80,7 @@ def study_id_field() -> forms.CharField:
         label="Prolific study id",
         required=False,
         max_length=100,
-        validators=[RegexValidator(r"^[A-Za-z0-9_-]*$", "Letters, digits, '-' and '_' only.")],
+        validators=[RegexValidator(r"^[A-Za-z0-9_-]+$", "Letters, digits, '-' and '_' only.")],
         help_text=STUDY_ID_HELP,
     )
 

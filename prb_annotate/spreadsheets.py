@@ -48,22 +48,32 @@ def original_cell(cell: str) -> str:
 
 class SafeWriter:
     """``csv.writer`` with every cell neutralised and quoted; cells that are not text are
-    written as ``csv.writer`` writes them (``None`` as an empty cell, numbers as numbers)."""
+    written as ``csv.writer`` writes them (``None`` as an empty cell, numbers as numbers).
 
-    def __init__(self, file: IO[str], **options: Any) -> None:
-        self._writer = csv.writer(file, **{**options, "quoting": csv.QUOTE_ALL})
+    ``quote_all=False`` is for files another service parses strictly (Prolific's bulk bonus
+    box takes ``id,amount`` lines): cells are quoted only where CSV needs it, and a row with a
+    carriage return in a cell is quoted whole, since the ``csv`` module leaves ``\r`` bare."""
+
+    def __init__(self, file: IO[str], quote_all: bool = True, **options: Any) -> None:
+        self._quoted = csv.writer(file, **{**options, "quoting": csv.QUOTE_ALL})
+        self._minimal = None if quote_all else csv.writer(file, **options)
 
     def writerow(self, row: Iterable[Any]) -> None:
-        self._writer.writerow(_cells(row))
+        cells = _cells(row)
+        if self._minimal is None or any(isinstance(c, str) and "\r" in c for c in cells):
+            self._quoted.writerow(cells)
+        else:
+            self._minimal.writerow(cells)
 
     def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
-        self._writer.writerows(_cells(row) for row in rows)
+        for row in rows:
+            self.writerow(row)
 
 
 def _cells(row: Iterable[Any]) -> list[Any]:
     return [neutralised_cell(value) if isinstance(value, str) else value for value in row]
 
 
-def writer(file: IO[str], **options: Any) -> SafeWriter:
+def writer(file: IO[str], quote_all: bool = True, **options: Any) -> SafeWriter:
     """A CSV writer for ``file`` (options as ``csv.writer``'s) that neutralises every cell."""
-    return SafeWriter(file, **options)
+    return SafeWriter(file, quote_all, **options)

@@ -163,7 +163,7 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
         min_value=1, max_value=1_000_000, allow_null=True, required=False
     )
     prolific_study_id = serializers.RegexField(
-        r"^[A-Za-z0-9_-]*$",
+        r"^[A-Za-z0-9_-]+$",
         max_length=100,
         allow_blank=True,
         required=False,

@@ -17,7 +17,6 @@ id (they came through the study link, or a manager gave it), and only once they 
   out.
 """
 
-import csv
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from prb_annotate import spreadsheets
 from prb_annotate.audit.exclusions import current_exclusions, left_out_annotators
 from prb_annotate.audit.quality import LEFT_OUT_REASONS, LOW_GOLD_ACCURACY, MANAGER_EXCLUDED
 from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress, dashboard_figures
@@ -287,9 +287,10 @@ def _bonus(campaign: Campaign, rule: BonusRule, progress: AnnotatorProgress) -> 
 
 
 def csv_text(rows: Iterable[Sequence[str]], header: Sequence[str] | None = None) -> str:
-    """The one writer of Prolific's CSV files: Python's csv module, "\\n" line ends."""
+    """The one writer of Prolific's CSV files: "\\n" line ends, cells quoted only where CSV
+    needs it (Prolific parses ``id,amount`` lines), formulas neutralised as everywhere."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = spreadsheets.writer(buffer, quote_all=False, lineterminator="\n")
     if header is not None:
         writer.writerow(header)
     writer.writerows(rows)

@@ -3,6 +3,7 @@ texts, categories, field names and participants' comments hold; JSON Lines and P
 every value exactly."""
 
 import csv
+import io
 import json
 import re
 from pathlib import Path
@@ -11,6 +12,7 @@ import pandas as pd
 import pytest
 from django.contrib.auth.models import User
 
+from prb_annotate import spreadsheets
 from prb_annotate.campaigns.annotating import Answers, submit
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
@@ -151,7 +153,8 @@ def test_every_csv_writer_goes_through_the_neutralising_module() -> None:
     """No module writes CSV by itself: ``csv.writer``, ``csv.DictWriter`` and pandas'
     ``to_csv`` appear in ``spreadsheets.py`` only, so a new CSV download cannot forget the
     rule. (Readers of CSV are free to use the csv module.)"""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
+    assert (root / "prb_annotate" / "spreadsheets.py").is_file(), root
     writers = re.compile(r"\bcsv\.(writer|DictWriter)\(|\.to_csv\(")
     offenders = [
         f"{path.relative_to(root)}:{number}"
@@ -161,3 +164,17 @@ def test_every_csv_writer_goes_through_the_neutralising_module() -> None:
         if writers.search(line)
     ]
     assert not offenders, offenders
+
+
+def test_the_minimal_quoting_writer_still_neutralises_and_keeps_carriage_returns() -> None:
+    """Prolific's files quote only where CSV needs it, yet a formula is still text and a
+    carriage return inside a cell still reads back inside its cell."""
+    buffer = io.StringIO()
+    out = spreadsheets.writer(buffer, quote_all=False, lineterminator="\n")
+    out.writerows([("PID1", "1.00"), ("PID2", "=HYPERLINK(1)"), ("PID3", "two\rlines")])
+    lines = buffer.getvalue().split("\n")
+    assert lines[0] == "PID1,1.00"
+    assert lines[1] == "PID2,'=HYPERLINK(1)"
+    rows = list(csv.reader(io.StringIO(buffer.getvalue())))
+    assert rows[2] == ["PID3", "two\rlines"]
+    assert [original_cell(cell) for cell in rows[1]] == ["PID2", "=HYPERLINK(1)"]
