@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from prb_annotate.audit.rule import (
+    DIFFERENTIATOR_BOTH,
     DIFFERENTIATOR_NOT_PREFERENCE,
     FAIL,
     FLAGGED,
@@ -31,6 +32,7 @@ from prb_annotate.audit.rule import (
     VALIDATED,
     PairVerdict,
     Thresholds,
+    label_vote,
     median_or_none,
     quality_checks,
     quality_column,
@@ -81,7 +83,7 @@ _VOTES = (
 CheckMaker = Callable[[str, str, int, str, tuple[str, ...], Sequence[str]], Check]
 _VOTE_REASONS = {
     "flag": (FLAGGED,),
-    "differentiator": (DIFFERENTIATOR_NOT_PREFERENCE,),
+    "differentiator": (DIFFERENTIATOR_NOT_PREFERENCE, DIFFERENTIATOR_BOTH),
     "rubric_fit": (LABEL_DISAGREES, LABEL_TIE),
 }
 
@@ -130,22 +132,27 @@ def explain_pair(
     for name, label, column, wanted, phrase in _VOTES:
         on_side = (rows[column] == wanted).to_numpy(dtype=bool)
         for_count = int(on_side.sum())
-        outcome = int(
-            votes(
-                np.array([for_count]),
-                np.array([present - for_count]),
-                np.array([present]),
-                np.array([required]),
-                threshold,
-            )[0]
-        )
+        outcome = _vote_outcome(rows, name, for_count, present, required, threshold)
         voters = names[on_side] if outcome == PASS else names[~on_side] if outcome == FAIL else []
         detail = f"{for_count} of {present} {phrase}; a majority is a share above {threshold:g}"
         checks.append(check(name, label, outcome, detail + waiting, _VOTE_REASONS[name], voters))
     for side in SIDES:
         for criterion in thresholds.quality_criteria:
-            checks.append(_quality_check(rows, side, criterion, missing, thresholds, check))
+            checks.append(
+                _quality_check(rows, side, criterion, missing, required, thresholds, check)
+            )
     return checks
+
+
+def _vote_outcome(
+    rows: pd.DataFrame, name: str, for_count: int, present: int, required: int, threshold: float
+) -> int:
+    """One pair's vote, by the function the rule applies (rubric fit has its own)."""
+    counts = np.array([for_count]), np.array([present]), np.array([required])
+    if name == "rubric_fit":
+        tie = np.array([int((rows["rubric_fit"] == "tie").sum())])
+        return int(label_vote(counts[0], tie, counts[1], counts[2], threshold)[0])
+    return int(votes(counts[0], counts[1] - counts[0], counts[1], counts[2], threshold)[0])
 
 
 def _quality_check(
@@ -153,6 +160,7 @@ def _quality_check(
     side: str,
     criterion: str,
     missing: int,
+    required: int,
     thresholds: Thresholds,
     check: CheckMaker,
 ) -> Check:
@@ -160,22 +168,22 @@ def _quality_check(
     values = pd.to_numeric(rows[column], errors="coerce") if column in rows else pd.Series([])
     ratings = values.to_numpy(dtype=np.float64)
     median = median_or_none(ratings)
+    rated = int((~np.isnan(ratings)).sum())
+    short = max(required - rated, 0)
     padded = np.concatenate(
-        [ratings[~np.isnan(ratings)], np.full(missing, thresholds.rating_scale_max)]
+        [ratings[~np.isnan(ratings)], np.full(short, thresholds.rating_scale_max)]
     )
-    best = median_or_none(padded)
+    best = median_or_none(padded) if short else None
     outcome = int(
         quality_checks(
             np.array([[np.nan if median is None else median]]),
             np.array([[np.nan if best is None else best]]),
             np.array([missing]),
+            np.array([[short]]),
             thresholds.quality_threshold,
         )[0, 0]
     )
-    rated = int((~np.isnan(ratings)).sum())
-    shown = "none" if median is None else f"{median:g}"
-    plural = "s" if rated != 1 else ""
-    detail = f"median {shown} of {rated} rating{plural}; needs {thresholds.quality_threshold:g}"
+    detail = _median_words(median, rated, required, thresholds.quality_threshold)
     low = (
         rows["annotator"]
         .astype(str)
@@ -184,3 +192,13 @@ def _quality_check(
     reason = LOW_QUALITY_CHOSEN if side == SIDES[0] else LOW_QUALITY_REJECTED
     label = f"{side.capitalize()} answer: {criterion}"
     return check(column, label, outcome, detail, (reason,), low if outcome == FAIL else [])
+
+
+def _median_words(median: float | None, rated: int, required: int, threshold: float) -> str:
+    """ "median of 3 ratings: 5 (needs 4)", and how many ratings are still to come."""
+    plural = "s" if rated != 1 else ""
+    shown = "none" if median is None else f"{median:g}"
+    words = f"median of {rated} rating{plural}: {shown} (needs {threshold:g})"
+    if rated < required:
+        words += f"; {required} ratings required"
+    return words

@@ -29,11 +29,18 @@ Tie rules, applied the same way to every vote:
   ``undecided_split_vote``; it can ask for one more annotator.
 - A majority against the chosen answer is ``label_tie`` when a majority calls the answers a
   tie, and ``label_disagrees`` otherwise (a majority for the rejected answer, or "rejected"
-  and "tie" answers that only together outnumber "chosen").
+  and "tie" answers that only together outnumber "chosen"). But when neither "rejected" nor
+  "tie" has more votes than "chosen" (1-1-1 with three annotators) no answer is ahead, so the
+  vote is split: undecided, one more annotator asked for, as after a 1-1 split.
+- A majority against "preference" is ``differentiator_both`` when a majority names "both"
+  (quality and preference: the pair does not isolate preference), and
+  ``differentiator_not_preference`` otherwise.
 - The median of an even number of ratings is the mean of the two middle ones, so 3 and 5 give
   4, which reaches a threshold of 4. Annotations without a rating for a criterion are left
-  out of that criterion's median; when no counted annotation rates it, the pair is
-  **undecided** with ``missing_rating`` (answers from older question sets or the API).
+  out of that criterion's median, but a median over fewer ratings than the pair requires is
+  not a pass: the pair is **undecided** with ``missing_rating`` (answers from older question
+  sets or the API), unless even top ratings in the missing places could not reach the
+  threshold (then it is excluded).
 - With fewer annotations than required the pair is **undecided** (``too_few_annotations``),
   unless a failure is already certain whatever the missing annotations say (say two of three
   annotators already flagged it, or the median cannot reach the threshold even if every
@@ -72,6 +79,7 @@ FLAGGED = "flagged"
 LOW_QUALITY_CHOSEN = "low_quality_chosen"
 LOW_QUALITY_REJECTED = "low_quality_rejected"
 DIFFERENTIATOR_NOT_PREFERENCE = "differentiator_not_preference"
+DIFFERENTIATOR_BOTH = "differentiator_both"
 LABEL_DISAGREES = "label_disagrees"
 LABEL_TIE = "label_tie"
 UNDECIDED_SPLIT_VOTE = "undecided_split_vote"
@@ -82,6 +90,7 @@ EXCLUDING_REASONS = (
     LOW_QUALITY_CHOSEN,
     LOW_QUALITY_REJECTED,
     DIFFERENTIATOR_NOT_PREFERENCE,
+    DIFFERENTIATOR_BOTH,
     LABEL_DISAGREES,
     LABEL_TIE,
 )
@@ -92,11 +101,12 @@ REASON_LABELS = {
     LOW_QUALITY_CHOSEN: "chosen answer below the quality threshold",
     LOW_QUALITY_REJECTED: "rejected answer below the quality threshold",
     DIFFERENTIATOR_NOT_PREFERENCE: "majority says the difference is not personal preference",
+    DIFFERENTIATOR_BOTH: "majority says the answers differ in quality as well as preference",
     LABEL_DISAGREES: "majority does not prefer the dataset's chosen answer",
     LABEL_TIE: "majority calls the two answers a tie for this user",
     UNDECIDED_SPLIT_VOTE: "split vote: one more annotator needed",
     TOO_FEW_ANNOTATIONS: "fewer annotations than required",
-    MISSING_RATING: "no annotator rated a quality criterion, so its median is unknown",
+    MISSING_RATING: "fewer quality ratings than the pair requires, so a median is not settled",
 }
 # The rule in one sentence, for pages, manifests and dataset cards.
 RULE = (
@@ -112,12 +122,14 @@ RULE_STEPS = [
     "It has the annotations it requires: k, plus one for each time a split vote asked for "
     "another annotator.",
     "Both answers reach the quality threshold: the median rating of each criterion, for the "
-    "chosen and for the rejected answer (annotations without a rating are left out of that "
-    "median; with no rating at all the pair waits: missing_rating).",
+    "chosen and for the rejected answer, over as many ratings as the pair requires (with fewer, "
+    "the pair waits: missing_rating, unless even top ratings could not reach the threshold).",
     "A majority (a share strictly above the majority threshold, never below 0.5) names personal "
-    "preference as the main difference.",
+    "preference as the main difference; a majority naming both quality and preference is "
+    "differentiator_both.",
     "A majority prefers the dataset's chosen answer; a majority against it is label_tie when "
-    "most call it a tie, label_disagrees otherwise.",
+    "most call it a tie, label_disagrees otherwise. When no answer has more votes than the "
+    "chosen one (1-1-1: chosen, rejected, tie) the vote is split.",
     "A majority did not flag it as unusable.",
 ]
 
@@ -325,24 +337,73 @@ def votes(
 
 
 def quality_checks(
-    medians: np.ndarray, best_case_medians: np.ndarray, missing: np.ndarray, threshold: float
+    medians: np.ndarray,
+    best_case_medians: np.ndarray,
+    missing_annotations: np.ndarray,
+    missing_ratings: np.ndarray,
+    threshold: float,
 ) -> np.ndarray:
     """Median ratings against the threshold, pairs x criteria: PASS, FAIL, PENDING, UNKNOWN.
 
-    A pair still missing annotations fails only if its best case (every missing rating the top
-    of the scale) is below the threshold; otherwise it is pending.
+    ``missing_annotations`` is per pair, ``missing_ratings`` per pair and criterion (how many
+    ratings short of the pair's required count, missing annotations included). A median over
+    too few ratings fails only if its best case (every missing rating the top of the scale) is
+    below the threshold; otherwise it is pending (annotations missing) or unknown (annotations
+    given without that rating), never a pass.
     """
-    waiting = (missing > 0)[:, None]
+    waiting = (missing_annotations > 0)[:, None]
+    short = missing_ratings > 0
+    cannot_reach = (waiting | short) & (best_case_medians < threshold)
     return np.select(
-        [
-            waiting & (best_case_medians < threshold),
-            waiting,
-            np.isnan(medians),
-            medians >= threshold,
-        ],
+        [cannot_reach, waiting, short | np.isnan(medians), medians >= threshold],
         [FAIL, PENDING, UNKNOWN, PASS],
         FAIL,
     )
+
+
+def label_vote(
+    chosen: np.ndarray,
+    tie: np.ndarray,
+    present: np.ndarray,
+    required: np.ndarray,
+    threshold: float,
+) -> np.ndarray:
+    """The rubric-fit vote, "chosen" against the rest, except that a majority against it is no
+    failure while neither "rejected" nor "tie" is ahead of "chosen", counting every missing
+    annotation for "chosen" (1-1-1: split, not a rejection)."""
+    vote = votes(chosen, present - chosen, present, required, threshold)
+    rejected = present - chosen - tie
+    missing = np.maximum(required - present, 0)
+    contested = (vote == FAIL) & (chosen + missing >= np.maximum(rejected, tie))
+    complete = (present >= required) & (present > 0)
+    return np.where(contested, np.where(complete, SPLIT, PENDING), vote)
+
+
+def _named_majority(
+    count: np.ndarray, present: np.ndarray, required: np.ndarray, threshold: float
+) -> np.ndarray:
+    """Whether ``count`` is a majority of the annotations given, or of those required while
+    some are missing."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = count / np.maximum(present, required)
+    return share > threshold
+
+
+def differentiator_failures(
+    differentiator_vote: np.ndarray,
+    both: np.ndarray,
+    present: np.ndarray,
+    required: np.ndarray,
+    threshold: float,
+) -> dict[str, np.ndarray]:
+    """A failed differentiator vote, told apart: ``differentiator_both`` where a majority
+    names "both", else ``differentiator_not_preference``."""
+    failed = differentiator_vote == FAIL
+    both_majority = failed & _named_majority(both, present, required, threshold)
+    return {
+        DIFFERENTIATOR_NOT_PREFERENCE: failed & ~both_majority,
+        DIFFERENTIATOR_BOTH: both_majority,
+    }
 
 
 def label_failures(
@@ -355,9 +416,7 @@ def label_failures(
     """A failed label vote, told apart: ``label_tie`` where a majority (of the annotations
     given, or of those required while some are missing) calls it a tie, else
     ``label_disagrees``."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tie_share = tie / np.maximum(present, required)
-    tie_majority = (label_vote == FAIL) & (tie_share > threshold)
+    tie_majority = (label_vote == FAIL) & _named_majority(tie, present, required, threshold)
     return {LABEL_DISAGREES: (label_vote == FAIL) & ~tie_majority, LABEL_TIE: tie_majority}
 
 
@@ -395,16 +454,25 @@ def _pair_medians(ratings: pd.DataFrame, pair_ids: pd.Index) -> np.ndarray:
     return medians.reindex(pair_ids).to_numpy(dtype=np.float64)
 
 
+def _missing_ratings(ratings: pd.DataFrame, pair_ids: pd.Index, required: np.ndarray) -> np.ndarray:
+    """Per pair and column, how many ratings short of the pair's required count."""
+    given = ratings.notna().groupby(level=0).sum().reindex(pair_ids, fill_value=0)
+    return np.maximum(required[:, None] - given.to_numpy(dtype=np.int64), 0)
+
+
 def _best_case_medians(
     ratings: pd.DataFrame, pair_ids: pd.Index, missing: np.ndarray, top: float
 ) -> np.ndarray:
-    """Medians with each pair's missing ratings taken as the top of the scale."""
-    if not missing.any():
-        return np.full((len(pair_ids), ratings.shape[1]), np.nan)
-    padding = pd.DataFrame(
-        top, index=np.repeat(pair_ids.to_numpy(), missing), columns=ratings.columns
-    )
-    return _pair_medians(pd.concat([ratings, padding]), pair_ids)
+    """Medians with each pair's missing ratings (per column) taken as the top of the scale."""
+    best = np.full((len(pair_ids), ratings.shape[1]), np.nan)
+    for index, column in enumerate(ratings.columns):
+        short = missing[:, index]
+        if not short.any():
+            continue
+        padding = pd.DataFrame({column: top}, index=np.repeat(pair_ids.to_numpy(), short))
+        padded = pd.concat([ratings[[column]], padding])
+        best[:, index] = _pair_medians(padded, pair_ids)[:, 0]
+    return best
 
 
 @dataclass(frozen=True)
@@ -415,6 +483,7 @@ class _Tallies:
     chosen: np.ndarray
     tie: np.ndarray
     preference: np.ndarray
+    both: np.ndarray
     flagged: np.ndarray
     required: np.ndarray
 
@@ -431,6 +500,7 @@ def _tally(counted: pd.DataFrame, regular: pd.DataFrame, pair_ids: pd.Index) -> 
                 "chosen": (counted["rubric_fit"] == "chosen").to_numpy(),
                 "tie": (counted["rubric_fit"] == "tie").to_numpy(),
                 "preference": (counted["differentiator"] == "preference").to_numpy(),
+                "both": (counted["differentiator"] == "both").to_numpy(),
                 "flagged": counted["flagged"].astype(bool).to_numpy(),
             },
             index=counted["pair_id"].to_numpy(),
@@ -454,13 +524,13 @@ def _reason_flags(
     differentiator_vote = votes(
         tallies.preference, present - tallies.preference, present, required, threshold
     )
-    label_vote = votes(tallies.chosen, present - tallies.chosen, present, required, threshold)
+    fit_vote = label_vote(tallies.chosen, tallies.tie, present, required, threshold)
     excluding = {
         FLAGGED: flag_vote == FAIL,
         LOW_QUALITY_CHOSEN: (checks[:, :n_criteria] == FAIL).any(axis=1),
         LOW_QUALITY_REJECTED: (checks[:, n_criteria:] == FAIL).any(axis=1),
-        DIFFERENTIATOR_NOT_PREFERENCE: differentiator_vote == FAIL,
-        **label_failures(label_vote, tallies.tie, present, required, threshold),
+        **differentiator_failures(differentiator_vote, tallies.both, present, required, threshold),
+        **label_failures(fit_vote, tallies.tie, present, required, threshold),
     }
     # Undecided reasons only where nothing excludes the pair: it is out whichever way they go.
     excluded = np.logical_or.reduce(list(excluding.values()))
@@ -468,7 +538,7 @@ def _reason_flags(
     split = (
         ~excluded
         & ~too_few
-        & ((flag_vote == SPLIT) | (differentiator_vote == SPLIT) | (label_vote == SPLIT))
+        & ((flag_vote == SPLIT) | (differentiator_vote == SPLIT) | (fit_vote == SPLIT))
     )
     return {
         **excluding,
@@ -528,10 +598,12 @@ def pair_verdicts(
     ratings = _rating_frame(counted, [quality_column(s, c) for s in SIDES for c in criteria])
     medians = _pair_medians(ratings, pair_ids)
     top = float(thresholds.rating_scale_max)
+    missing_ratings = _missing_ratings(ratings, pair_ids, tallies.required)
     checks = quality_checks(
         medians,
-        _best_case_medians(ratings, pair_ids, tallies.missing, top),
+        _best_case_medians(ratings, pair_ids, missing_ratings, top),
         tallies.missing,
+        missing_ratings,
         thresholds.quality_threshold,
     )
     threshold = thresholds.majority_threshold

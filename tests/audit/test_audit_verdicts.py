@@ -68,7 +68,9 @@ def test_it_gives_every_exclusion_reason(campaign, raters):
             {"differentiator": "both"},
             GOOD,
         ],
-        "label_disagrees": [{"fit": "rejected"}, {"fit": "tie"}, GOOD],
+        "differentiator_both": [{"differentiator": "both"}] * 2 + [GOOD],
+        "label_disagrees": [{"fit": "rejected"}, {"fit": "rejected"}, GOOD],
+        "label_tie": [{"fit": "tie"}, {"fit": "tie"}, GOOD],
         "flagged": [{"flagged": True}, {"flagged": True}, GOOD],
     }
     items = {}

@@ -16,6 +16,7 @@ GOOD: dict[str, object] = {}
 CHOSEN_LOW = {"chosen": {"correctness": 2}}
 REJECTED_LOW = {"rejected": {"helpfulness": 1}}
 QUALITY = {"differentiator": "quality"}
+BOTH = {"differentiator": "both"}
 REJECTED = {"fit": "rejected"}
 TIE = {"fit": "tie"}
 FLAG = {"flagged": True}
@@ -42,11 +43,32 @@ TABLE = [
     ("majority prefers rejected", [REJECTED, REJECTED, GOOD], 3, "excluded", ("label_disagrees",)),
     ("majority calls it a tie", [TIE, TIE, GOOD], 3, "excluded", ("label_tie",)),
     (
-        "rejected and tie together outnumber chosen",
-        [REJECTED, TIE, GOOD],
+        "a majority names both quality and preference",
+        [BOTH, BOTH, GOOD],
         3,
         "excluded",
+        ("differentiator_both",),
+    ),
+    (
+        "one each for chosen, rejected and tie (1-1-1)",
+        [REJECTED, TIE, GOOD],
+        3,
+        "undecided",
+        ("undecided_split_vote",),
+    ),
+    (
+        "rejected and tie each ahead of chosen, together a majority",
+        [REJECTED, REJECTED, TIE, TIE, GOOD],
+        5,
+        "excluded",
         ("label_disagrees",),
+    ),
+    (
+        "one tie and one rejection of three required, the third to come",
+        [REJECTED, TIE],
+        3,
+        "undecided",
+        ("too_few_annotations",),
     ),
     (
         "two of four prefer chosen",
@@ -64,6 +86,13 @@ TABLE = [
         ("label_tie",),
     ),
     ("no one rated helpfulness", ["no-helpfulness"] * 3, 3, "undecided", ("missing_rating",)),
+    (
+        "a median of two ratings where three are required",
+        [GOOD, GOOD, "no-helpfulness"],
+        3,
+        "undecided",
+        ("missing_rating",),
+    ),
     (
         "every failure at once",
         [{**FLAG, **QUALITY, **TIE, "chosen": 1, "rejected": 1}] * 3,
@@ -99,12 +128,14 @@ def test_it_decides_as_the_table_says(dataset, answers, required, verdict, reaso
     raters = annotators(len(answers))
     plain = [GOOD if answer == "no-helpfulness" else answer for answer in answers]
     annotate_all(item, raters, plain)
-    if "no-helpfulness" in answers:
-        # Answers given before "helpfulness" joined the question set: no rating for it.
-        for annotation in Annotation.objects.filter(assignment__item=item):
-            for ratings in (annotation.quality_chosen, annotation.quality_rejected):
-                ratings.pop("helpfulness")
-            annotation.save()
+    unrated = [rater for rater, answer in zip(raters, answers) if answer == "no-helpfulness"]
+    # Answers given before "helpfulness" joined the question set: no rating for it.
+    for annotation in Annotation.objects.filter(
+        assignment__item=item, assignment__annotator__in=unrated
+    ):
+        for ratings in (annotation.quality_chosen, annotation.quality_rejected):
+            ratings.pop("helpfulness")
+        annotation.save()
     found = campaign_verdicts(campaign)[item.pair_id]
     assert (found.verdict, found.reasons) == (verdict, reasons)
 
@@ -128,7 +159,7 @@ def test_it_explains_the_decisive_votes_of_a_pair(dataset):
     assert label.detail.startswith("1 of 3 prefer it")
     assert checks["flag"].outcome == "passes"
     assert not checks["flag"].decisive
-    assert checks["quality_chosen_correctness"].detail == "median 5 of 3 ratings; needs 4"
+    assert checks["quality_chosen_correctness"].detail == "median of 3 ratings: 5 (needs 4)"
 
 
 def test_it_refuses_a_majority_threshold_below_one_half_everywhere(dataset, manager, login):

@@ -21,6 +21,7 @@ REASONS = {
     "low_quality_chosen",
     "low_quality_rejected",
     "differentiator_not_preference",
+    "differentiator_both",
     "label_disagrees",
     "label_tie",
 }
