@@ -9,7 +9,7 @@ from prb_annotate.audit import explain, rule
 from prb_annotate.audit.campaign_audit import campaign_verdicts
 from prb_annotate.audit.frames import annotations_frame, items_frame, thresholds_for
 from prb_annotate.campaigns.lifecycle import CampaignSetupError, create_campaign
-from prb_annotate.models import Annotation, Campaign
+from prb_annotate.models import Annotation, Campaign, CampaignItem
 from tests.support.audit import add_item, annotate_all, annotators, make_campaign
 
 GOOD: dict[str, object] = {}
@@ -115,27 +115,33 @@ def test_the_table_covers_every_reason_code():
     assert set(rule.REASON_LABELS) == set(rule.REASONS)
 
 
-@pytest.mark.parametrize(
-    ("answers", "required", "verdict", "reasons"),
-    [row[1:] for row in TABLE],
-    ids=[row[0] for row in TABLE],
-)
-def test_it_decides_as_the_table_says(dataset, answers, required, verdict, reasons):
+def table_row(dataset, answers: list, required: int) -> tuple[Campaign, CampaignItem]:
+    """One pair of a k = 3 campaign (plus extra annotations up to ``required``) answered as
+    the row says; "no-helpfulness" is a good answer given before "helpfulness" joined the
+    question set, so it has no rating for it."""
     campaign = make_campaign(dataset, annotations_per_pair=3)
     item = add_item(campaign, dataset.pairs.order_by("external_id")[0])
     item.extra_annotations = required - 3
     item.save()
     raters = annotators(len(answers))
-    plain = [GOOD if answer == "no-helpfulness" else answer for answer in answers]
-    annotate_all(item, raters, plain)
-    unrated = [rater for rater, answer in zip(raters, answers) if answer == "no-helpfulness"]
-    # Answers given before "helpfulness" joined the question set: no rating for it.
+    annotate_all(item, raters, [GOOD if a == "no-helpfulness" else a for a in answers])
+    unrated = [r for r, a in zip(raters, answers, strict=True) if a == "no-helpfulness"]
     for annotation in Annotation.objects.filter(
         assignment__item=item, assignment__annotator__in=unrated
     ):
         for ratings in (annotation.quality_chosen, annotation.quality_rejected):
             ratings.pop("helpfulness")
         annotation.save()
+    return campaign, item
+
+
+@pytest.mark.parametrize(
+    ("answers", "required", "verdict", "reasons"),
+    [row[1:] for row in TABLE],
+    ids=[row[0] for row in TABLE],
+)
+def test_it_decides_as_the_table_says(dataset, answers, required, verdict, reasons):
+    campaign, item = table_row(dataset, answers, required)
     found = campaign_verdicts(campaign)[item.pair_id]
     assert (found.verdict, found.reasons) == (verdict, reasons)
 
@@ -205,3 +211,24 @@ def test_it_refuses_a_majority_threshold_below_one_half_everywhere(dataset, mana
     assert "majority_threshold" in changed.json()["errors"]
     campaign.refresh_from_db()
     assert campaign.majority_threshold == 0.6
+
+
+@pytest.mark.parametrize(
+    ("answers", "required", "verdict", "reasons"),
+    [row[1:] for row in TABLE],
+    ids=[row[0] for row in TABLE],
+)
+def test_the_pair_explanation_agrees_with_the_verdict(dataset, answers, required, verdict, reasons):
+    """Every row of the table explained check by check: the failing checks give exactly the
+    excluding reasons, and an undecided pair's waiting, split or unrated checks its reasons."""
+    campaign, item = table_row(dataset, answers, required)
+    found = campaign_verdicts(campaign)[item.pair_id]
+    items = items_frame(campaign)
+    checks = explain.explain_pair(
+        annotations_frame(campaign, items), required, thresholds_for(campaign), found
+    )
+    failing = {code for check in checks if check.outcome == "fails" for code in check.reasons}
+    open_ = {code for check in checks if check.outcome != "fails" for code in check.reasons}
+    assert failing == {r for r in reasons if r in rule.EXCLUDING_REASONS}
+    if verdict == "undecided":
+        assert set(reasons) <= open_
