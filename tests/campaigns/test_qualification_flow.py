@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 
 from prb_annotate.campaigns.annotating import SubmitError, submit
 from prb_annotate.campaigns.assignment import QualificationFirst, next_assignment
@@ -27,6 +28,7 @@ from prb_annotate.models import (
     QualificationRecord,
 )
 from tests.support.campaigns import active_campaign, answers
+from tests.support.concurrency import run_threads
 from tests.support.qualification import (
     PRACTICE_IDS,
     QUALIFICATION_IDS,
@@ -305,3 +307,48 @@ def test_it_times_each_attempt(dataset, annotator):
     ]
     assert [a["passed"] for a in record.attempts] == [False, True]
     assert record.finished_at == times[5]
+
+
+def race_first_answer_against_new_item(dataset, annotator, name: str) -> tuple[bool, int, list]:
+    """The member's one qualification answer and the manager adding a qualification item,
+    started together: (item added, qualification items now, totals of finished attempts)."""
+    campaign = screening_campaign(
+        dataset, annotator, name=name, qualification=("p0002",), rule={"min_correct": 1}
+    )
+    do_practice(campaign, annotator)
+    task = current_task(campaign, annotator)
+    form = form_for(campaign, task, right=True)
+    new_pair = dataset.pairs.get(external_id="p0010")
+    added: list[bool] = []
+
+    def work(index: int) -> None:
+        if index == 0:
+            flow.submit(campaign.pk, annotator, task.item.pk, form)
+            return
+        try:
+            setup.choose_item(campaign, new_pair, "qualification", {"rubric_fit": "chosen"}, {})
+            added.append(True)
+        except ValidationError:
+            added.append(False)
+
+    assert run_threads(2, work) == []
+    items = QualificationItem.objects.filter(campaign=campaign, phase="qualification").count()
+    record = QualificationRecord.objects.get(membership__campaign=campaign)
+    return added == [True], items, [attempt["total"] for attempt in record.attempts]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_first_answer_and_a_new_qualification_item_never_cross(dataset, annotator):
+    """Ten races of the member's first (and only needed) qualification answer against the
+    manager adding a qualification item: either the item is refused because the member
+    answered, or it came first and the member's attempt waits for it; never a pass judged on
+    fewer items than the campaign has. (SQLite writes one transaction at a time; PostgreSQL
+    shows the race.)"""
+    for round_ in range(10):
+        added, items, finished = race_first_answer_against_new_item(
+            dataset, annotator, f"race {round_}"
+        )
+        if added:
+            assert (items, finished) == (2, []), round_
+        else:
+            assert (items, finished) == (1, [1]), round_

@@ -356,6 +356,10 @@ def _store(
         attempt = _tries(item, user) + 1
         position = rules.position_for(campaign.seed, user.pk, item.pk)
     else:
+        # The campaign's row too: a manager changing the qualification items or the pass rule
+        # locks it (setup.py), so an attempt is judged by one item set and one rule, and a
+        # first answer and a change that must precede every answer happen one after the other.
+        Campaign.objects.select_for_update(no_key=True).filter(pk=campaign.pk).values("pk").get()
         record = _qualification_record(membership, user, item, now)
         attempt = record.attempt
         position = rules.position_for(campaign.seed, user.pk, item.pk, flipped=attempt % 2 == 0)
