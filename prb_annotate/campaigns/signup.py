@@ -8,12 +8,15 @@ the login page like any other.
 
 The link can be turned off and rotated (``lifecycle.set_link_enabled`` / ``rotate_link``); a
 turned-off or old link answers as if it never existed. A closed campaign takes no sign-ups.
+Like the study link, a sign-up counts against its client address's share of the campaign's
+slots (``join_limits``): a flood of made-up accounts from one network cannot hold the queue.
 """
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from prb_annotate.campaigns.join_limits import admit_new_account, record_new_account
 from prb_annotate.campaigns.lifecycle import (
     PROLIFIC_USERNAME_PREFIX,
     InvalidInvite,
@@ -49,17 +52,21 @@ def check_username(username: str) -> None:
         )
 
 
-def sign_up(token: str, username: str, password: str, *, email: str = "") -> Membership:
+def sign_up(
+    token: str, username: str, password: str, *, address: str, email: str = ""
+) -> Membership:
     """Make an annotator account for the invite's campaign alone, and its membership.
 
-    ``password`` has been checked by the form (Django's password validators). Raises
-    InvalidInvite, InviteClosed, or ValidationError on ``username`` (reserved, or taken);
-    nothing is written when it raises.
+    ``password`` has been checked by the form (Django's password validators); ``address`` is
+    the client's (``prb_annotate.addresses``). Raises InvalidInvite, InviteClosed,
+    TooManyJoins (this address's accounts hold their share of the slots), or ValidationError
+    on ``username`` (reserved, or taken); nothing is written when it raises.
     """
     campaign = campaign_for_signup(token)
     check_username(username)
     try:
         with transaction.atomic():
+            admit_new_account(campaign, address)
             user = User.objects.create_user(username, email=email, password=password)
             Participant.objects.create(
                 user=user,
@@ -70,6 +77,7 @@ def sign_up(token: str, username: str, password: str, *, email: str = "") -> Mem
             membership = Membership.objects.create(
                 campaign=campaign, user=user, role=Membership.Role.ANNOTATOR
             )
+            record_new_account(campaign, user, address)
     except IntegrityError as error:
         # Two people (or one double click) taking the same name: the unique username decides.
         raise ValidationError({"username": "This username is taken."}) from error

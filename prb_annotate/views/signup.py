@@ -9,6 +9,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
 
+from prb_annotate.addresses import client_address
+from prb_annotate.campaigns.join_limits import TooManyJoins
 from prb_annotate.campaigns.lifecycle import InvalidInvite, InviteClosed
 from prb_annotate.campaigns.signup import campaign_for_signup, sign_up
 from prb_annotate.forms import SignUpForm
@@ -28,11 +30,18 @@ def signup(request: HttpRequest, token: str) -> HttpResponse:
     if request.user.is_authenticated:
         return render(request, "prb_annotate/signup.html", {"campaign": campaign, "form": None})
     form = SignUpForm(request.POST or None)
+    status = 400 if request.method == "POST" else 200
     if request.method == "POST" and form.is_valid():
         try:
             membership = sign_up(
-                token, form.cleaned_data["username"], form.cleaned_data["password1"]
+                token,
+                form.cleaned_data["username"],
+                form.cleaned_data["password1"],
+                address=client_address(request),
             )
+        except TooManyJoins as error:
+            form.add_error(None, str(error))
+            status = error.status
         except ValidationError as error:
             form.add_error("username", error.message_dict.get("username", error.messages))
         except (InvalidInvite, InviteClosed) as error:
@@ -41,7 +50,6 @@ def signup(request: HttpRequest, token: str) -> HttpResponse:
         else:
             login(request, membership.user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect("annotate", campaign.pk)
-    status = 400 if request.method == "POST" else 200
     context = {"campaign": campaign, "form": form, "token": token}
     return render(request, "prb_annotate/signup.html", context, status=status)
 

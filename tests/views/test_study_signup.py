@@ -138,3 +138,20 @@ def test_it_takes_no_sign_up_once_the_campaign_is_closed(two_campaigns) -> None:
     assert "This campaign is closed" in Client().get(url).content.decode()
     Client().post(url, signup_form("tom"))
     assert not User.objects.filter(username="tom").exists()
+
+
+def test_it_limits_the_new_accounts_one_address_makes(two_campaigns, settings) -> None:
+    """Sign-ups count against their address's share of the slots, as study-link joins do: past
+    it the next sign-up from that network is refused (429, nothing written) until one of its
+    accounts answers; another network still signs up."""
+    first, _ = two_campaigns
+    settings.PRB_JOIN_SHARE_PER_ADDRESS = 0.0  # one waiting account per address
+    url = reverse("signup", args=[first.signup_token])
+    flood = "198.51.100.7"
+    assert Client().post(url, signup_form("flood1"), REMOTE_ADDR=flood).status_code == 302
+    refused = Client().post(url, signup_form("flood2"), REMOTE_ADDR=flood)
+    assert refused.status_code == 429
+    assert "Too many new participants from your network" in refused.content.decode()
+    assert not User.objects.filter(username="flood2").exists()
+    other = Client().post(url, signup_form("elsewhere"), REMOTE_ADDR="203.0.113.50")
+    assert other.status_code == 302
