@@ -180,10 +180,13 @@ def test_it_keeps_the_highlighted_question_in_view(
         pane = page.locator(f"#response-{side}")
         assert pane.evaluate("p => p.scrollHeight > p.clientHeight + 100")
         assert pane.evaluate("p => p.textContent.trim().split(/\\s+/).length") == 8000
-    page.locator("#response-A").evaluate("p => { p.scrollTop = p.scrollHeight; }")
+    # Scrolled to the end on every poll: on a busy machine the first scroll can come before
+    # the pane's layout settles, and its scroll event then reaches no end.
     page.wait_for_function(
-        "document.querySelector('[data-length-of=\"response-A\"]')"
-        ".textContent.includes('read to the end')"
+        "() => { const p = document.querySelector('#response-A');"
+        " p.scrollTop = p.scrollHeight;"
+        " return document.querySelector('[data-length-of=\"response-A\"]')"
+        ".textContent.includes('read to the end'); }"
     )
     assert re.fullmatch(r"\d+:\d\d", page.text_content("#timer") or "")
     page.screenshot(path=str(ARTIFACTS / f"annotator_{width}_long.png"))
