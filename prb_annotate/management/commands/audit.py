@@ -1,4 +1,9 @@
-"""``manage.py audit --campaign ID --format text|json|html --out FILE``: the audit page offline."""
+"""``manage.py audit --campaign ID --format text|json|html --out FILE``: the audit page offline.
+
+``--format latex|markdown --out DIR``: the paper's files (``prb_annotate/paper/``): tables,
+the methods paragraph, references and figures, written to DIR whole; without ``--out``, the
+tables and the paragraph on standard output.
+"""
 
 import json
 from argparse import ArgumentParser
@@ -11,6 +16,10 @@ from django.core.management.base import BaseCommand, CommandError
 from prb_annotate.audit import report as audit_report
 from prb_annotate.audit.campaign_audit import campaign_audit
 from prb_annotate.models import Campaign
+from prb_annotate.paper import bundle
+from prb_annotate.paper.inputs import CorrelationsError, paper_numbers, read_correlations
+
+PAPER_FORMATS = bundle.FORMATS
 
 
 class Command(BaseCommand):
@@ -18,8 +27,19 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--campaign", type=int, required=True, help="campaign id")
-        parser.add_argument("--format", choices=("text", "json", "html"), default="text")
-        parser.add_argument("--out", help="write to this file instead of standard output")
+        parser.add_argument(
+            "--format", choices=("text", "json", "html", *PAPER_FORMATS), default="text"
+        )
+        parser.add_argument(
+            "--out",
+            help="write to this file instead of standard output (latex, markdown: this folder)",
+        )
+        parser.add_argument(
+            "--correlations",
+            type=Path,
+            help="latex, markdown: a table of this file, written by python -m evaluation "
+            "correlate --out",
+        )
         parser.add_argument(
             "--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)"
         )
@@ -34,13 +54,42 @@ class Command(BaseCommand):
             raise CommandError(f"No campaign with id {options['campaign']}.") from error
         if options["resamples"] < 0:
             raise CommandError("--resamples must be 0 or more.")
+        correlations = None
+        if options["correlations"] is not None:
+            if options["format"] not in PAPER_FORMATS:
+                raise CommandError("--correlations goes with --format latex or markdown.")
+            try:
+                correlations = read_correlations(options["correlations"])
+            except CorrelationsError as error:
+                raise CommandError(str(error)) from error
         report = campaign_audit(campaign, resamples=options["resamples"], seed=options["seed"])
+        if options["format"] in PAPER_FORMATS:
+            self.write_paper(paper_numbers(campaign, report, correlations), options)
+            return
         output = render(report, options["format"])
         if options["out"]:
             Path(options["out"]).write_text(output, encoding="utf-8")
             self.stderr.write(f"Wrote {options['format']} audit to {options['out']}")
         else:
             self.stdout.write(output, ending="")
+
+    def write_paper(self, numbers: dict[str, Any], options: dict[str, Any]) -> None:
+        fmt = options["format"]
+        if not options["out"]:
+            self.stdout.write(bundle.texts(numbers, fmt), ending="")
+            return
+        target = Path(options["out"])
+        if target.exists() and not target.is_dir():
+            raise CommandError(f"--out {target}: a file is there; the paper's files need a folder.")
+        files = bundle.paper_files(numbers, (fmt,))
+        try:
+            bundle.write_folder(files, target)
+        except OSError as error:
+            raise CommandError(f"Cannot write the paper's files to {target}: {error}") from error
+        main = "paper.tex" if fmt == "latex" else "paper.md"
+        self.stderr.write(
+            f"Wrote {len(files)} files to {target} ({main}, figures/, references.bib)"
+        )
 
 
 def render(report: dict[str, Any], fmt: str) -> str:
