@@ -77,6 +77,11 @@ urlpatterns: list[URLPattern] = [
         name="api_campaign_audit",
     ),
     path(
+        "campaigns/<row_id:campaign_id>/audit/paper/",
+        views.CampaignAuditPaperView.as_view(),
+        name="api_campaign_audit_paper",
+    ),
+    path(
         "campaigns/<row_id:campaign_id>/agreement/",
         views.CampaignAgreementView.as_view(),
         name="api_campaign_agreement",

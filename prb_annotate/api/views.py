@@ -15,7 +15,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, Q, QuerySet
-from django.http import FileResponse, HttpResponseBase
+from django.http import FileResponse, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -66,6 +66,7 @@ from prb_annotate.exports.archive import export_zip
 from prb_annotate.exports.export import ExportWriteError
 from prb_annotate.exports.slices import ExportError
 from prb_annotate.models import Adjudication, Campaign, CampaignItem, Dataset, Membership, Pair
+from prb_annotate.paper.inputs import paper_zip
 from prb_annotate.request_limits import too_large_message
 
 MAX_LISTED_PROBLEMS = 100
@@ -368,6 +369,23 @@ class CampaignAuditView(APIView):
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = managed_campaign(request, campaign_id)
         return Response(audit_for(request, campaign))
+
+
+class CampaignAuditPaperView(APIView):
+    """The audit for a paper, as a zip: booktabs tables and their Markdown twins, the methods
+    paragraph (.tex and .md) with references.bib, the figures as PDF and SVG, and
+    numbers.json, the data every printed number comes from."""
+
+    @extend_schema(
+        parameters=[api.AuditQuerySerializer],
+        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+    )
+    def get(self, request: Request, campaign_id: int) -> HttpResponseBase:
+        campaign = managed_campaign(request, campaign_id)
+        content, filename = paper_zip(campaign, audit_for(request, campaign))
+        response = HttpResponse(content, content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
 
 
 class CampaignAgreementView(APIView):

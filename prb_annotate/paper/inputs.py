@@ -13,9 +13,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from django.utils.text import slugify
+
 from prb_annotate.audit.assembly import jsonable
 from prb_annotate.campaigns.leaderboard import campaign_leaderboard, reward_runs
 from prb_annotate.models import Campaign, Membership
+from prb_annotate.paper import bundle
 
 POOLS = {
     "study": "joined by the study link",
@@ -85,3 +88,10 @@ def read_correlations(path: Path) -> dict[str, Any]:
                     f"{path}: {column!r} row {index + 1}: field {missing[0]!r} is missing"
                 )
     return found
+
+
+def paper_zip(campaign: Campaign, audit: Mapping[str, Any]) -> tuple[bytes, str]:
+    """The "for a paper" download: every file of both formats in a zip, and its file name."""
+    name = f"{slugify(campaign.name) or 'campaign'}-{campaign.pk}-paper"
+    files = bundle.paper_files(paper_numbers(campaign, audit))
+    return bundle.zip_bytes(files, name), f"{name}.zip"

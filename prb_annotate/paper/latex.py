@@ -97,6 +97,8 @@ def document(title: str, figures: Sequence[tuple[str, str]]) -> str:
         [
             r"\documentclass{article}",
             r"\usepackage[T1]{fontenc}",
+            # Outline fonts where installed: their text (ligatures too) copies out of the PDF.
+            r"\IfFileExists{lmodern.sty}{\usepackage{lmodern}}{}",
             r"\usepackage[utf8]{inputenc}",
             r"\usepackage[margin=2cm]{geometry}",
             r"\usepackage{booktabs}",

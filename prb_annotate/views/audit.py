@@ -16,6 +16,7 @@ from prb_annotate.campaigns.planned_sample import (
     describe_extension,
     extend_sample,
 )
+from prb_annotate.paper.inputs import paper_zip
 
 
 def _resamples(request: HttpRequest) -> int:
@@ -44,6 +45,18 @@ def campaign_audit_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def campaign_audit_json(request: HttpRequest, campaign_id: int) -> JsonResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
     return JsonResponse(campaign_audit_cached(campaign, resamples=_resamples(request)))
+
+
+@login_required
+def campaign_audit_paper(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The "for a paper" zip: tables, methods paragraph, references and figures."""
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    content, filename = paper_zip(
+        campaign, campaign_audit_cached(campaign, resamples=_resamples(request))
+    )
+    response = HttpResponse(content, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 @require_POST
@@ -85,6 +98,7 @@ urlpatterns = [
     ),
     path("<row_id:campaign_id>/audit/", campaign_audit_page, name="campaign_audit"),
     path("<row_id:campaign_id>/audit.json", campaign_audit_json, name="campaign_audit_json"),
+    path("<row_id:campaign_id>/audit/paper.zip", campaign_audit_paper, name="campaign_audit_paper"),
     path(
         "<row_id:campaign_id>/audit/request-extra/",
         campaign_audit_request_extra,

@@ -153,6 +153,10 @@ class Command(BaseCommand):
             f"Campaign #{simulated.pk} '{simulated.name}' is {simulated.status}: answered by "
             "simulated annotators, audited and scored (see its audit, export and evaluations)."
         )
+        write(
+            f"Its human-evaluation section for a paper (tables, methods, references, figures): "
+            f"python manage.py audit --campaign {simulated.pk} --format latex --out paper/"
+        )
         write(f"Open {base}/ and log in as:")
         write(f"  manager    {DEMO_MANAGER[0]} / {DEMO_MANAGER[1]}   (datasets, dashboard, audit)")
         for name, password in DEMO_ANNOTATORS:

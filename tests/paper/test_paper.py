@@ -1,0 +1,261 @@
+"""The paper's files from the demo's simulated campaign: the numbers are the audit's, the LaTeX
+compiles (where pdflatex is installed), and the page and the API hand out the same zip."""
+
+import io
+import json
+import re
+import shutil
+import subprocess
+import zipfile
+from collections.abc import Iterator
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+
+from prb_annotate.models import Campaign
+from prb_annotate.paper import numbers as fmt
+from prb_annotate.paper import tables
+from prb_annotate.paper.references import AUTHOR_YEAR
+from prb_annotate.simulation.demo import SIMULATED_CAMPAIGN
+
+# A number standing on its own: not part of a word (AC1, rm-8b) or of a longer number.
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+TEX_TOOLS = ("pdflatex", "bibtex", "pdftotext")
+
+
+@pytest.fixture
+def simulated(db: None) -> Campaign:
+    """The demo's campaign answered by simulated annotators and scored by three baselines."""
+    call_command("demo_setup", stdout=StringIO())
+    return Campaign.objects.get(name=SIMULATED_CAMPAIGN)
+
+
+def write_paper(campaign: Campaign, folder: Path, fmt_name: str = "latex", *extra: str) -> Path:
+    call_command(
+        "audit",
+        "--campaign",
+        str(campaign.pk),
+        "--format",
+        fmt_name,
+        "--out",
+        str(folder),
+        "--resamples",
+        "200",
+        *extra,
+        stderr=StringIO(),
+    )
+    return folder
+
+
+def leaves(value: Any, key: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for name, item in value.items():
+            yield from leaves(item, str(name))
+    elif isinstance(value, list):
+        yield key, len(value)
+        for item in value:
+            yield from leaves(item, key)
+    else:
+        yield key, value
+
+
+def allowed_numbers(numbers: dict[str, Any]) -> set[str]:
+    """Every way the rounding rule may print a number of numbers.json (and list lengths)."""
+    found = {fmt.fixed(fmt.P_FLOOR, fmt.REAL_DIGITS)}
+    for key, value in leaves(numbers):
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int):
+            found.add(str(value))
+        if isinstance(value, int | float):
+            found |= {fmt.real(value), fmt.percent(value), fmt.setting(value)}
+            if key.endswith("_ms"):
+                found.add(fmt.seconds(value))
+            if key == "confidence":
+                found.add(fmt.confidence_level(value))
+    return found
+
+
+def numbers_in(text: str) -> list[str]:
+    text = text.replace("\u2212", "-")  # the typeset minus sign
+    text = re.sub(r"(Table|Figure) \d+:", "", text)
+    return NUMBER.findall(text)
+
+
+def test_the_rounding_rule_rounds_halves_up_on_the_printed_decimal() -> None:
+    assert fmt.real(0.0745) == "0.075"  # 0.0745 is 0.07449999... in binary
+    assert fmt.percent(0.0745) == "7.5"
+    assert fmt.real(-0.0004) == "0.000"  # never "-0.000"
+    assert fmt.real(-0.0915) == "-0.092"
+    assert fmt.p_value(0.0004) == "<0.001"
+    assert fmt.seconds(61_250) == "61.3"
+    assert fmt.setting(4.0) == "4"
+
+
+def test_an_unreliable_interval_is_not_printed() -> None:
+    entry = {"value": 0.5, "ci_low": 0.1, "ci_high": 0.9}
+    assert fmt.estimate(entry) == "0.500 [0.100, 0.900]"
+    assert fmt.estimate({**entry, "reliable": True, "method": "bootstrap"}) == (
+        "0.500 [0.100, 0.900]"
+    )
+    assert fmt.estimate({**entry, "reliable": False, "reason": "few units"}) == "0.500 unreliable"
+    assert fmt.estimate({"share": None, "ci_low": None, "ci_high": None}) == fmt.DASH
+
+
+def test_the_pdf_prints_only_the_audits_numbers(simulated: Campaign, tmp_path: Path) -> None:
+    """pdflatex, bibtex and pdftotext: every number before the figures and the references is
+    one of numbers.json's under the rounding rule, and the headline numbers are all there."""
+    missing = [tool for tool in TEX_TOOLS if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (Debian: texlive-latex-recommended)")
+    folder = write_paper(simulated, tmp_path / "paper")
+    for command in (["pdflatex"], ["bibtex"], ["pdflatex"], ["pdflatex"]):
+        target = "paper" if command == ["bibtex"] else "paper.tex"
+        options = [] if command == ["bibtex"] else ["-interaction=nonstopmode", "-halt-on-error"]
+        done = subprocess.run(
+            [*command, *options, target], cwd=folder, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stdout[-3000:]
+    text = subprocess.run(
+        ["pdftotext", "paper.pdf", "-"], cwd=folder, capture_output=True, text=True, check=True
+    ).stdout
+    # The figures start a page of their own (pdftotext marks it with a form feed).
+    body, figures = re.split(r"^\f?Figures$", text, maxsplit=1, flags=re.MULTILINE)
+    assert "References" in figures and "Krippendorff" in figures
+    numbers = json.loads((folder / "numbers.json").read_text())
+    allowed = allowed_numbers(numbers) | {str(year) for _, year in AUTHOR_YEAR.values()}
+    printed = numbers_in(body)
+    assert len(printed) > 150
+    strangers = sorted({number for number in printed if number not in allowed})
+    assert not strangers, f"numbers in the PDF that are not the audit's: {strangers}"
+
+    audit = numbers["audit"]
+    fit = {c["key"]: c for c in audit["agreement"][0]["coefficients"]}
+    share = audit["validity"]["overall"]["validated_share"]
+    expected = [
+        fmt.real(fit["alpha_nominal"]["value"]),
+        fmt.real(fit["alpha_nominal"]["ci_low"]),
+        fmt.real(fit["ac1"]["ci_high"]),
+        fmt.percent(share["share"]),
+        fmt.percent(share["ci_low"]),
+        fmt.percent(audit["bias"]["position"]["share_a"]["share"]),
+    ]
+    board = numbers["leaderboard"]
+    for subset in board["subsets"][:3]:
+        expected += [fmt.percent(entry["accuracy"]["value"]) for entry in subset["entries"]]
+    assert [number for number in expected if number not in printed] == []
+    assert (folder / "figures" / "agreement.pdf").read_bytes().startswith(b"%PDF")
+    assert text.count("Figure ") >= 4
+
+
+def test_the_tables_have_their_n_and_the_leaderboards_groups(
+    simulated: Campaign, tmp_path: Path
+) -> None:
+    folder = write_paper(simulated, tmp_path / "paper")
+    numbers = json.loads((folder / "numbers.json").read_text())
+    found = {table.key: table for table in tables.all_tables(numbers)}
+    assert list(found) == [
+        "study",
+        "agreement",
+        "verdicts",
+        "reasons",
+        "bias",
+        "leaderboard",
+    ]
+    for table in found.values():
+        assert (
+            "n" in [c.heading for c in table.columns]
+            or "n = " in " ".join(c.heading for c in table.columns)
+            or "n:" in table.caption
+            or "pairs" in table.caption
+        ), table.key
+    board = numbers["leaderboard"]
+    groups = [entry["group"] for entry in board["subsets"][0]["entries"]]
+    assert [row[2] for row in found["leaderboard"].rows] == [str(group) for group in groups]
+    tex = (folder / "tables.tex").read_text()
+    assert tex.count(r"\toprule") == len(found) and r"\label{tab:leaderboard}" in tex
+    paper = (folder / "paper.tex").read_text()
+    for name in ("agreement", "validity", "reasons", "bias"):
+        assert rf"\includegraphics[width=\linewidth]{{figures/{name}.pdf}}" in paper
+        assert (folder / "figures" / f"{name}.svg").read_text().lstrip().startswith("<?xml")
+    bib = (folder / "references.bib").read_text()
+    for key in ("krippendorff2011", "gwet2008", "wilson1927", "efron1979", "mcnemar1947"):
+        assert rf"\citep{{{key}" in (folder / "methods.tex").read_text() or key in bib
+        assert f"{{{key}," in bib
+    assert "cochran1977" not in bib  # no planned sample in this campaign
+
+
+def test_markdown_says_what_latex_says(simulated: Campaign, tmp_path: Path) -> None:
+    latex = write_paper(simulated, tmp_path / "latex")
+    markdown = write_paper(simulated, tmp_path / "markdown", "markdown")
+    assert (markdown / "paper.md").exists() and not (markdown / "paper.tex").exists()
+    tex_methods = re.sub(r"~?\\citep\{[^}]*\}", "", (latex / "methods.tex").read_text())
+    md_methods = re.sub(r" ?\([A-Z][^()]*, \d{4}\)", "", (markdown / "methods.md").read_text())
+    assert numbers_in(tex_methods.replace("$-$", "-")) == numbers_in(md_methods)
+    tex_tables = (latex / "tables.tex").read_text().replace("$-$", "-").replace("$<$", "<")
+    md = (markdown / "paper.md").read_text().split("**Table:", 1)[1].split("## Figures")[0]
+    assert numbers_in(tex_tables) == numbers_in("**Table:" + md.replace("&lt;", "<"))
+
+
+def test_a_correlations_file_becomes_a_table(simulated: Campaign, tmp_path: Path) -> None:
+    path = tmp_path / "correlations.json"
+    row = {
+        "method": "spearman",
+        "n": 5,
+        "coefficient": 0.7,
+        "p_value": 0.188,
+        "ci_low": -0.35,
+        "ci_high": 0.97,
+        "confidence": 0.95,
+        "interval": "fisher",
+    }
+    path.write_text(json.dumps({"bon": {"models": ["a"], "correlations": [row]}}))
+    folder = write_paper(simulated, tmp_path / "paper", "latex", "--correlations", str(path))
+    assert (
+        r"bon & spearman & 5 & 0.700 [$-$0.350, 0.970] & 0.188 \\"
+        in (folder / "tables.tex").read_text()
+    )
+    del row["ci_high"]
+    path.write_text(json.dumps({"bon": {"correlations": [row]}}))
+    with pytest.raises(CommandError, match="'bon' row 1: field 'ci_high' is missing"):
+        write_paper(simulated, tmp_path / "bad", "latex", "--correlations", str(path))
+    assert not (tmp_path / "bad").exists()
+
+
+def test_the_audit_page_links_the_zip_and_the_api_gives_it(simulated: Campaign, login: Any) -> None:
+    manager = User.objects.get(username="manager")  # demo_setup's accounts
+    annotator = User.objects.get(username="alice")
+    client = login(manager)
+    page = client.get(reverse("campaign_audit", args=[simulated.pk])).content.decode()
+    link = reverse("campaign_audit_paper", args=[simulated.pk])
+    assert f'href="{link}"' in page and "For a paper" in page
+    response = client.get(link)
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    names = archive.namelist()
+    folder = names[0].split("/")[0]
+    for name in ("paper.tex", "paper.md", "tables.tex", "methods.md", "references.bib"):
+        assert f"{folder}/{name}" in names
+    assert f"{folder}/figures/bias.svg" in names and f"{folder}/figures/bias.pdf" in names
+    numbers = json.loads(archive.read(f"{folder}/numbers.json"))
+    audit_json = client.get(reverse("campaign_audit_json", args=[simulated.pk])).json()
+    assert numbers["audit"] == audit_json
+
+    api = reverse("api_campaign_audit_paper", args=[simulated.pk])
+    token = Token.objects.create(user=manager).key
+    by_api = Client(HTTP_AUTHORIZATION=f"Token {token}").get(api, {"resamples": 50})
+    assert by_api.status_code == 200
+    api_numbers = json.loads(
+        zipfile.ZipFile(io.BytesIO(by_api.content)).read(f"{folder}/numbers.json")
+    )
+    assert api_numbers["audit"]["settings"]["resamples"] == 50
+    assert login(annotator).get(link).status_code == 404
+    other = Token.objects.create(user=annotator).key
+    assert Client(HTTP_AUTHORIZATION=f"Token {other}").get(api).status_code in (403, 404)
