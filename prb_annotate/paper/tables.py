@@ -177,9 +177,9 @@ def reasons_table(numbers: Mapping[str, Any]) -> Table:
     excluded = audit["counts"]["excluded"]
     return _table(
         "reasons",
-        f"Why pairs were not validated: pairs per reason (a pair may have several), and the "
+        f"Why pairs were not validated: n pairs per reason (a pair may have several), and the "
         f"share of the {excluded} excluded pairs in % (undecided reasons have none).",
-        [Column("Reason", numeric=False), Column("Pairs"), Column("% of excluded")],
+        [Column("Reason", numeric=False), Column("n"), Column("% of excluded")],
         rows or [("no pair excluded or undecided", "0", fmt.DASH)],
     )
 
