@@ -146,6 +146,7 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
     ),
     ("GET", "/api/campaigns/{campaign_id}/progress/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/audit/", None, (403, 404, 404, 200)),
+    ("GET", "/api/campaigns/{campaign_id}/audit/paper/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/agreement/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/annotator-quality/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/exclusions/", None, (403, 404, 404, 200)),
