@@ -19,11 +19,13 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
+from prb_annotate.campaigns.lifecycle import create_campaign
 from prb_annotate.models import Campaign
 from prb_annotate.paper import numbers as fmt
 from prb_annotate.paper import tables
 from prb_annotate.paper.references import AUTHOR_YEAR
 from prb_annotate.simulation.demo import SIMULATED_CAMPAIGN
+from tests.support.sampling import TARGETS, pilot, planned_dataset
 
 # A number standing on its own: not part of a word (AC1, rm-8b) or of a longer number.
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
@@ -109,18 +111,16 @@ def test_an_unreliable_interval_is_not_printed() -> None:
     assert fmt.estimate({"share": None, "ci_low": None, "ci_high": None}) == fmt.DASH
 
 
-def test_the_pdf_prints_only_the_audits_numbers(simulated: Campaign, tmp_path: Path) -> None:
-    """pdflatex, bibtex and pdftotext: every number before the figures and the references is
-    one of numbers.json's under the rounding rule, and the headline numbers are all there."""
+def compiled_text(folder: Path) -> tuple[str, str]:
+    """pdflatex, bibtex, pdflatex twice; the PDF's text before the figures, and from there."""
     missing = [tool for tool in TEX_TOOLS if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed (Debian: texlive-latex-recommended)")
-    folder = write_paper(simulated, tmp_path / "paper")
-    for command in (["pdflatex"], ["bibtex"], ["pdflatex"], ["pdflatex"]):
-        target = "paper" if command == ["bibtex"] else "paper.tex"
-        options = [] if command == ["bibtex"] else ["-interaction=nonstopmode", "-halt-on-error"]
+    for command in ("pdflatex", "bibtex", "pdflatex", "pdflatex"):
+        target = "paper" if command == "bibtex" else "paper.tex"
+        options = [] if command == "bibtex" else ["-interaction=nonstopmode", "-halt-on-error"]
         done = subprocess.run(
-            [*command, *options, target], cwd=folder, capture_output=True, text=True, check=False
+            [command, *options, target], cwd=folder, capture_output=True, text=True, check=False
         )
         assert done.returncode == 0, done.stdout[-3000:]
     text = subprocess.run(
@@ -130,13 +130,27 @@ def test_the_pdf_prints_only_the_audits_numbers(simulated: Campaign, tmp_path: P
     body, figures = re.split(r"^\f?Figures$", text, maxsplit=1, flags=re.MULTILINE)
     assert "References" in figures
     assert "Krippendorff" in figures
+    return body, figures
+
+
+def printed_numbers(folder: Path) -> tuple[list[str], dict[str, Any]]:
+    """The numbers the PDF prints before its figures, each checked to be one of
+    numbers.json's under the rounding rule (or a cited year), and numbers.json."""
+    body, _ = compiled_text(folder)
     numbers = json.loads((folder / "numbers.json").read_text())
     allowed = allowed_numbers(numbers) | {str(year) for _, year in AUTHOR_YEAR.values()}
     printed = numbers_in(body)
-    assert len(printed) > 150
     strangers = sorted({number for number in printed if number not in allowed})
     assert not strangers, f"numbers in the PDF that are not the audit's: {strangers}"
+    return printed, numbers
 
+
+def test_the_pdf_prints_only_the_audits_numbers(simulated: Campaign, tmp_path: Path) -> None:
+    """Every number before the figures and the references is one of numbers.json's under the
+    rounding rule, and the headline numbers are all there."""
+    folder = write_paper(simulated, tmp_path / "paper")
+    printed, numbers = printed_numbers(folder)
+    assert len(printed) > 150
     audit = numbers["audit"]
     fit = {c["key"]: c for c in audit["agreement"][0]["coefficients"]}
     share = audit["validity"]["overall"]["validated_share"]
@@ -153,7 +167,35 @@ def test_the_pdf_prints_only_the_audits_numbers(simulated: Campaign, tmp_path: P
         expected += [fmt.percent(entry["accuracy"]["value"]) for entry in subset["entries"]]
     assert [number for number in expected if number not in printed] == []
     assert (folder / "figures" / "agreement.pdf").read_bytes().startswith(b"%PDF")
-    assert text.count("Figure ") >= 4
+    assert compiled_text(folder)[1].count("Figure ") >= 4
+
+
+def test_a_planned_sample_gets_its_dataset_estimate(db: None, tmp_path: Path) -> None:
+    """The finite-population estimate of the dataset's validated share, Cochran cited; no
+    reward model scored: no leaderboard."""
+    campaign = create_campaign(planned_dataset(), "planned", k=1, sample_targets=TARGETS, seed=2)
+    pilot(campaign, {"fitness": 12, "cooking": 10})
+    folder = write_paper(campaign, tmp_path / "paper")
+    numbers = json.loads((folder / "numbers.json").read_text())
+    found = {table.key: table for table in tables.all_tables(numbers)}
+    assert "leaderboard" not in found
+    assert numbers["leaderboard"] is None
+    overall = numbers["audit"]["sample_estimate"]["overall"]
+    assert found["sample-estimate"].rows[-1] == (
+        "Dataset (stratified)",
+        "300",
+        "29",
+        "29",
+        fmt.estimate(overall["share"], fmt.percent),
+    )
+    assert (
+        fmt.percent((200 * 12 / 15 + 100 * 10 / 14) / 300) in found["sample-estimate"].rows[-1][4]
+    )
+    assert "cochran1977" in (folder / "references.bib").read_text()
+    assert r"\citep{cochran1977}" in (folder / "methods.tex").read_text()
+    assert "mcnemar1947" not in (folder / "references.bib").read_text()
+    printed, _ = printed_numbers(folder)
+    assert fmt.percent(overall["share"]["share"]) in printed
 
 
 def test_the_tables_have_their_n_and_the_leaderboards_groups(
