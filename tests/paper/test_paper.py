@@ -245,6 +245,36 @@ def test_markdown_says_what_latex_says(simulated: Campaign, tmp_path: Path) -> N
     assert numbers_in(tex_tables) == numbers_in("**Table:" + md.replace("&lt;", "<"))
 
 
+def test_without_a_folder_it_prints_the_tables_and_the_paragraph(simulated: Campaign) -> None:
+    out = StringIO()
+    call_command(
+        "audit",
+        "--campaign",
+        str(simulated.pk),
+        "--format",
+        "latex",
+        "--resamples",
+        "0",
+        stdout=out,
+    )
+    printed = out.getvalue()
+    assert printed.count(r"\toprule") == 6
+    assert r"Krippendorff's alpha~\citep{krippendorff2011}" in printed
+    out = StringIO()
+    call_command(
+        "audit",
+        "--campaign",
+        str(simulated.pk),
+        "--format",
+        "markdown",
+        "--resamples",
+        "0",
+        stdout=out,
+    )
+    assert "(Krippendorff, 2011)" in out.getvalue()
+    assert "| Model | All (n = 33) | Group |" in out.getvalue()
+
+
 def test_a_correlations_file_becomes_a_table(simulated: Campaign, tmp_path: Path) -> None:
     path = tmp_path / "correlations.json"
     row = {

@@ -155,6 +155,7 @@ def test_it_sets_up_the_demo_once_with_an_evaluation(db):
     assert "http://127.0.0.1:8201/" in printed
     assert ":8000" not in printed
     assert f"Campaign #{simulated.pk}" in printed
+    assert f"manage.py audit --campaign {simulated.pk} --format latex --out paper/" in printed
     # Every link printed is a full URL on the address given.
     links = re.findall(r"\S*/(?:join|signup|completed)/\S*", printed)
     assert len(links) == 3
