@@ -37,7 +37,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from prb_annotate.audit import sampling
+import pandas as pd
+
+from prb_annotate.audit import model_agreement, rule, sampling
 
 # One pseudo-pair in each cell of the human x model table (two agreements, two disagreements).
 PSEUDO_PAIRS_PER_CELL = 1.0
@@ -388,3 +390,86 @@ def pilot_plan(
         {s.category: residual_share(s.sample) for s in strata},
         confidence,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# From the audit's rows
+
+
+def model_verdicts(answers: pd.DataFrame) -> dict[int, int]:
+    """pair_id -> 1 when the model's answers meet the rule's conditions it was asked, else 0.
+
+    The model annotator answers two of the rule's questions: it validates a pair when its
+    consistent answer (the same in both A/B orders) names personal preference as the main
+    difference and prefers the dataset's chosen answer. It gives no quality ratings and no
+    unusable flag, so those conditions are taken as met; a pair without a consistent answer to
+    either question is not validated by it (it cast no vote for the pair).
+    """
+    differentiator = model_agreement.consistent_answers(answers, "differentiator")
+    rubric_fit = model_agreement.consistent_answers(answers, "rubric_fit")
+    pairs = {int(p) for p in answers["pair_id"].unique()}
+    return {
+        pair: int(differentiator.get(pair) == "preference" and rubric_fit.get(pair) == "chosen")
+        for pair in sorted(pairs)
+    }
+
+
+def audit_strata(
+    plan_json: Mapping[str, Any],
+    verdict_rows: Sequence[Mapping[str, Any]],
+    model: Mapping[int, tuple[str, int]],
+) -> tuple[list[PPIStratum], int]:
+    """The strata of a campaign's plan, and how many decided sampled pairs the model did not
+    answer. ``verdict_rows``: the audit's ``verdicts`` (the sample's pairs); ``model``:
+    pair_id -> (category, model verdict) over the model's pairs of the population."""
+    plan = sampling.SamplePlan.from_json(plan_json)
+    tables: dict[str, list[int]] = {row.category: [0, 0, 0, 0] for row in plan.categories}
+    missing = 0
+    for row in verdict_rows:
+        if row["verdict"] == rule.UNDECIDED or row["category"] not in tables:
+            continue
+        if int(row["pair_id"]) not in model:
+            missing += 1
+            continue
+        human = row["verdict"] == rule.VALIDATED
+        machine = bool(model[int(row["pair_id"])][1])
+        cell = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}
+        tables[row["category"]][cell[(human, machine)]] += 1
+    strata = []
+    for row in plan.categories:
+        verdicts = [f for category, f in model.values() if category == row.category]
+        strata.append(
+            PPIStratum(
+                category=row.category,
+                population=row.population,
+                model_pairs=min(len(verdicts), row.population),
+                model_validated=min(sum(verdicts), row.population),
+                sample=AgreementTable(*tables[row.category]),
+            )
+        )
+    return strata, missing
+
+
+def audit_section(
+    plan_json: Mapping[str, Any],
+    verdict_rows: Sequence[Mapping[str, Any]],
+    model: Mapping[int, tuple[str, int]],
+) -> dict[str, Any]:
+    """The audit's ``ppi`` entry for one model-annotator run: the estimate, or why there is
+    none (the run does not hold every decided pair of the sample), and the planning figures at
+    the plan's target half-width, per category."""
+    plan = sampling.SamplePlan.from_json(plan_json)
+    strata, missing = audit_strata(plan_json, verdict_rows, model)
+    confidence = plan.targets.confidence
+    if missing:
+        return {"covers_sample": False, "sample_pairs_without_model": missing}
+    target = plan.targets.category_half_width or plan.targets.half_width
+    planning = None
+    if target is not None and all(s.sample.pairs for s in strata):
+        planning = pilot_plan(strata, target, confidence)
+    return {
+        "covers_sample": True,
+        "sample_pairs_without_model": 0,
+        **ppi_estimate(strata, confidence),
+        "planning": planning,
+    }
