@@ -9,11 +9,11 @@ verdict (it validates a flawed pair, or rejects a sound one).
 """
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from prb_annotate.campaigns.model_annotator import dataset_pairs, store_answers
-from prb_annotate.models import Campaign, EvaluationRun
+from prb_annotate.models import Campaign, EvaluationRun, Pair
 
 SIMULATED_MODEL = "simulated model annotator"
 SOUND = ("chosen", "preference")
@@ -43,11 +43,13 @@ def simulate_model_annotator(
     *,
     accuracy: float,
     seed: int,
+    pairs: Sequence[Pair] | None = None,
 ) -> EvaluationRun:
-    """A run over every pair of the campaign's dataset (gold, practice and qualification pairs
-    set apart); ``truth``: record id -> (rubric fit, main difference), sound pairs left out."""
+    """A run over ``pairs``, by default every pair of the campaign's dataset (gold, practice
+    and qualification pairs set apart); ``truth``: record id -> (rubric fit, main
+    difference), sound pairs left out."""
     rng = random.Random(f"prb-simulated-model/{seed}")
-    pairs = dataset_pairs(campaign)
+    pairs = list(dataset_pairs(campaign) if pairs is None else pairs)
     answers = []
     for pair in pairs:
         fit, differentiator = answers_for(
@@ -67,7 +69,7 @@ def simulate_model_annotator(
         "simulated": True,
         "accuracy": accuracy,
         "seed": seed,
-        "pairs": "dataset",
+        "pairs": "dataset" if len(pairs) == len(dataset_pairs(campaign)) else "some",
         "both_orders": True,
     }
     summary = {question: {**counts, **both} for question in ("rubric_fit", "differentiator")}
