@@ -473,3 +473,67 @@ def audit_section(
         **ppi_estimate(strata, confidence),
         "planning": planning,
     }
+
+
+def plan_for_targets(
+    populations: Mapping[str, int], targets: sampling.PlanTargets, k: int, agreement: float
+) -> dict[str, Any]:
+    """A sample plan's targets met with a model annotator on every pair that agrees with the
+    humans on ``agreement`` of them (errors split evenly, ``residual_from_agreement``): the
+    human pairs per category beside the humans-only plan. Per category Cochran's size with
+    ``n0 r``; the overall target by the smallest proportional allocation that reaches it."""
+    humans = sampling.plan_sample(populations, targets, k)
+    share = targets.expected_share
+    residual = residual_from_agreement(agreement, share)
+    sizes = dict.fromkeys(humans.sizes(), 0)
+    if targets.category_half_width is not None:
+        for row in humans.categories:
+            needed = humans_needed(
+                row.population, targets.category_half_width, share, residual, targets.confidence
+            )
+            sizes[row.category] = needed or row.population
+    if targets.half_width is not None:
+        overall = _overall_allocation(humans, targets.half_width, share, residual)
+        sizes = {c: max(sizes[c], overall[c]) for c in sizes}
+    return {
+        "model_agreement": agreement,
+        "residual_share": residual,
+        "per_category": [
+            {
+                "category": row.category,
+                "population": row.population,
+                "humans_only": row.pairs,
+                "with_model": sizes[row.category],
+            }
+            for row in humans.categories
+        ],
+        "humans_only": humans.pairs,
+        "with_model": sum(sizes.values()),
+    }
+
+
+def _overall_allocation(
+    plan: sampling.SamplePlan, half_width: float, share: float, residual: float
+) -> dict[str, int]:
+    """Bisection over proportional allocations (as ``sampling.overall_allocation``) with the
+    model's variance sum W^2 S^2 (1/n - 1/N) r."""
+    populations = {row.category: row.population for row in plan.categories}
+    total = sum(populations.values())
+    limit = (half_width / sampling.z_value(plan.targets.confidence)) ** 2
+
+    def reaches(sample: int) -> bool:
+        sizes = sampling.proportional_allocation(populations, sample)
+        variance = sum(
+            (size / total) ** 2 * sampling.sample_variance(share, sizes[category], size) * residual
+            for category, size in populations.items()
+        )
+        return variance <= limit * (1 + 1e-12)
+
+    low, high = 1, total
+    while low < high:
+        middle = (low + high) // 2
+        if reaches(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return sampling.proportional_allocation(populations, low)

@@ -121,3 +121,39 @@ def test_the_page_the_reports_and_the_api_show_it(audited: Campaign, staff: Clie
     assert 'id="ppi-table"' in standalone.getvalue()
     audit = staff.get(f"/api/campaigns/{audited.pk}/audit/?resamples=0").json()
     assert audit["ppi"]["overall"]["population"] == 300
+
+
+def test_the_planned_sample_preview_plans_with_a_model(prb: Dataset, staff: Client) -> None:
+    """Per category ±15 points at 90 %: 15 and 14 human pairs alone (tests/support/sampling);
+    a model agreeing on 95 % (errors split evenly: Cov = 0.875 - 0.81) leaves
+    r = 1 - (0.065 / 0.09)^2 = 0.48 of the variance, so fewer pairs, on the form and in the API;
+    an agreement the expected share cannot have is refused, naming the field."""
+    form = {
+        "dataset": str(prb.pk),
+        "name": "planned",
+        "annotations_per_pair": "1",
+        "reservation_minutes": "20",
+        "seed": "3",
+        "gold_rate": "0",
+        "plan_category_half_width": "0.15",
+        "plan_expected_share": "0.9",
+        "plan_model_agreement": "0.95",
+        "preview": "1",
+    }
+    page = staff.post(reverse("campaign_create"), form).content.decode()
+    assert 'id="plan-with-model"' in page
+    body = {"category_half_width": 0.15, "expected_share": 0.9, "model_agreement": 0.95}
+    answer = staff.post(
+        f"/api/datasets/{prb.pk}/sample-plan/", json.dumps(body), content_type="application/json"
+    ).json()
+    with_model = answer["with_model"]
+    assert with_model["humans_only"] == answer["pairs"] == 29
+    assert with_model["with_model"] < 29
+    assert f"<strong>{with_model['with_model']}</strong> human pairs" in page
+    refused = staff.post(
+        f"/api/datasets/{prb.pk}/sample-plan/",
+        json.dumps({**body, "model_agreement": 0.5}),
+        content_type="application/json",
+    )
+    assert refused.status_code == 400
+    assert "model_agreement" in refused.json()["errors"]
