@@ -425,26 +425,26 @@ def audit_strata(
     plan = sampling.SamplePlan.from_json(plan_json)
     tables: dict[str, list[int]] = {row.category: [0, 0, 0, 0] for row in plan.categories}
     missing = 0
-    for row in verdict_rows:
-        if row["verdict"] == rule.UNDECIDED or row["category"] not in tables:
+    cell = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}
+    for verdict in verdict_rows:
+        if verdict["verdict"] == rule.UNDECIDED or verdict["category"] not in tables:
             continue
-        if int(row["pair_id"]) not in model:
+        if int(verdict["pair_id"]) not in model:
             missing += 1
             continue
-        human = row["verdict"] == rule.VALIDATED
-        machine = bool(model[int(row["pair_id"])][1])
-        cell = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}
-        tables[row["category"]][cell[(human, machine)]] += 1
+        human = verdict["verdict"] == rule.VALIDATED
+        machine = bool(model[int(verdict["pair_id"])][1])
+        tables[verdict["category"]][cell[(human, machine)]] += 1
     strata = []
-    for row in plan.categories:
-        verdicts = [f for category, f in model.values() if category == row.category]
+    for planned in plan.categories:
+        verdicts = [f for category, f in model.values() if category == planned.category]
         strata.append(
             PPIStratum(
-                category=row.category,
-                population=row.population,
-                model_pairs=min(len(verdicts), row.population),
-                model_validated=min(sum(verdicts), row.population),
-                sample=AgreementTable(*tables[row.category]),
+                category=planned.category,
+                population=planned.population,
+                model_pairs=min(len(verdicts), planned.population),
+                model_validated=min(sum(verdicts), planned.population),
+                sample=AgreementTable(*tables[planned.category]),
             )
         )
     return strata, missing
