@@ -15,17 +15,9 @@ from prb_annotate.audit.campaign_audit import campaign_audit
 from prb_annotate.campaigns.lifecycle import create_campaign
 from prb_annotate.campaigns.model_annotator import campaign_pairs
 from prb_annotate.models import Campaign, Dataset
-from prb_annotate.simulation.model_annotator import SOUND, simulate_model_annotator
+from prb_annotate.simulation.model_annotator import simulate_model_annotator
 from tests.support.audit import annotate
-from tests.support.sampling import TARGETS, planned_dataset
-
-FLAW = ("rejected", "preference")
-
-
-def truth(dataset: Dataset) -> dict[str, tuple[str, str]]:
-    """Every fifth pair is flawed (its user prefers the rejected answer), the rest sound."""
-    ids = dataset.pairs.order_by("external_id").values_list("external_id", flat=True)
-    return {external_id: FLAW if index % 5 == 0 else SOUND for index, external_id in enumerate(ids)}
+from tests.support.sampling import TARGETS, planned_dataset, truth
 
 
 @pytest.fixture

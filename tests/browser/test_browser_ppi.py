@@ -10,11 +10,10 @@ from django.contrib.auth.models import User
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign
 from prb_annotate.models import Campaign
 from prb_annotate.simulation.model_annotator import simulate_model_annotator
-from tests.audit.test_ppi_audit import truth
 from tests.browser.test_browser_audit_layout import overflowing
 from tests.support.audit import annotate
 from tests.support.browser import ARTIFACTS, log_in
-from tests.support.sampling import TARGETS, planned_dataset
+from tests.support.sampling import TARGETS, planned_dataset, truth
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
