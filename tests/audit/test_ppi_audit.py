@@ -113,6 +113,9 @@ def test_the_page_the_reports_and_the_api_show_it(audited: Campaign, staff: Clie
     assert 'id="ppi-table"' in standalone.getvalue()
     audit = staff.get(f"/api/campaigns/{audited.pk}/audit/?resamples=0").json()
     assert audit["ppi"]["overall"]["population"] == 300
+    runs = staff.get(reverse("campaign_evaluations", args=[audited.pk])).content.decode()
+    assert "answers of known accuracy, no language model" in runs
+    assert f"/campaigns/{audited.pk}/audit/#ppi" in runs
 
 
 def test_the_planned_sample_preview_plans_with_a_model(prb: Dataset, staff: Client) -> None:
