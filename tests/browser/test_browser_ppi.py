@@ -39,7 +39,7 @@ def test_the_audit_shows_the_estimate_with_the_model(
     page = browser.new_page(viewport={"width": 1366, "height": 900})
     log_in(page, live_server.url, manager.username)
     page.goto(f"{live_server.url}/campaigns/{planned.pk}/")
-    page.locator("#sample-plan a").click()
+    page.locator("#sample-plan a[href$='#ppi']").click()
     assert page.locator("#ppi-table").is_visible()
     assert "simulated" in page.locator("#ppi").inner_text()
     assert "%" in page.locator("#ppi-share").inner_text()
