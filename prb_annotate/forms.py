@@ -239,6 +239,15 @@ class CampaignForm(forms.Form):
         max_value=1_000_000.0,
         help_text="To see the cost of the plan.",
     )
+    plan_model_agreement = forms.FloatField(
+        label="Planned sample: a model annotator's agreement with the humans",
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        help_text="Share of pairs where a model annotator on every pair matched the human "
+        "verdict in a pilot, e.g. 0.85: the preview also shows the human pairs the targets "
+        "need with its help (prediction-powered inference, docs/ppi.md).",
+    )
 
     # (key, legend, field names): the form's groups in page order. The first is always open;
     # the others start folded unless they hold an error or a value other than the default.
@@ -269,7 +278,7 @@ class CampaignForm(forms.Form):
             ),
         ),
         ("crowd", "Crowd and Prolific", ("quota_per_annotator", "completion_url", "show_timer")),
-        ("plan", "Planned sample", tuple(PLAN_FIELDS)),
+        ("plan", "Planned sample", (*PLAN_FIELDS, "plan_model_agreement")),
     )
 
     def groups(self, *, previewing: bool = False) -> list[FieldGroup]:

@@ -211,11 +211,14 @@ def for_server(code: str, port: int) -> str:
 
 
 def evaluated_groups(data_dir: Path) -> set[str]:
-    """The audit subsets with an accuracy in the stored evaluation runs of the demo database."""
+    """The audit subsets with an accuracy in the stored reward-model runs of the demo database
+    (a model annotator's run has reply counts, not accuracies)."""
     with sqlite3.connect(data_dir / "prb_annotate.sqlite3") as connection:
         summaries = [
             json.loads(row[0])
-            for row in connection.execute("SELECT summary FROM prb_annotate_evaluationrun")
+            for row in connection.execute(
+                "SELECT summary FROM prb_annotate_evaluationrun WHERE mode != 'annotator'"
+            )
         ]
     return {
         group

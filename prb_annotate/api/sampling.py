@@ -14,6 +14,8 @@ from rest_framework.views import APIView
 from prb_annotate.api import serializers as api
 from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import IsStaff, managed_campaign
+from prb_annotate.audit import ppi
+from prb_annotate.audit.sampling import PlanError
 from prb_annotate.campaigns.planned_sample import (
     SamplePlanError,
     describe_extension,
@@ -44,7 +46,17 @@ class DatasetSamplePlan(APIView):
             )
         except SamplePlanError as exc:
             raise serializers.ValidationError({exc.field: [str(exc)]}) from exc
-        return Response(plan.as_json())
+        found = plan.as_json()
+        agreement = form.validated_data.get("model_agreement")
+        if agreement is not None:
+            populations = {row.category: row.population for row in plan.categories}
+            try:
+                found["with_model"] = ppi.plan_for_targets(
+                    populations, plan.targets, plan.k, agreement
+                )
+            except PlanError as exc:
+                raise serializers.ValidationError({exc.field: [exc.message]}) from exc
+        return Response(found)
 
 
 class CampaignExtendSample(APIView):

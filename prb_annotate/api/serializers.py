@@ -302,11 +302,19 @@ class SamplePlanRequestSerializer(SampleTargetsSerializer):
     gold_pair_ids = serializers.ListField(
         child=serializers.CharField(max_length=255), required=False, max_length=MAX_GOLD_PAIRS
     )
+    model_agreement = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        help_text="A model annotator's agreement with the human verdicts in a pilot: the "
+        "answer adds with_model, the human pairs the targets need with its help (docs/ppi.md).",
+    )
 
     def targets(self) -> PlanTargets:
         data = dict(self.validated_data)
         data.pop("annotations_per_pair", None)
         data.pop("gold_pair_ids", None)
+        data.pop("model_agreement", None)
         return PlanTargets(**data)
 
 

@@ -82,6 +82,11 @@ def campaign_audit(
         report["sample_estimate"] = sampling.audit_estimate(
             campaign.sample_plan, report["validity"]["per_category"]
         )
+        if "model_annotators" in report:
+            # The model on every pair, the humans on the sample: prediction-powered inference.
+            report["ppi"] = assembly.jsonable(
+                model_answers.ppi_for_campaign(campaign, report["verdicts"])
+            )
     return report
 
 

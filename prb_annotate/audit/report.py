@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from prb_annotate.audit import charts as svg
-from prb_annotate.audit import model_report, sample_report
+from prb_annotate.audit import model_report, ppi_report, sample_report
 
 DASH = "—"
 # Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions.
@@ -207,6 +207,7 @@ def context(report: dict[str, Any]) -> dict[str, Any]:
         "label_text": label_lines(report),
         "sample_estimate": _sample_estimate(report),
         "model_annotators": model_report.context(report),
+        "ppi": ppi_report.context(report),
     }
 
 
@@ -301,6 +302,8 @@ def render_text(report: dict[str, Any]) -> str:
         )
     if report.get("sample_estimate"):
         lines += ["", *sample_report.estimate_lines(report["sample_estimate"])]
+    if report.get("ppi"):
+        lines += ["", *ppi_report.lines(report)]
     lines += ["", "Reasons (pairs)"]
     lines += [f"  {row['reason']}: {row['pairs']}" for row in report["validity"]["reasons"]]
     lines += ["", "Label agreement"]

@@ -1,6 +1,7 @@
 """A language model as a pseudo-annotator: ``manage.py evaluate --judge --as-annotator``.
 
-The model is asked the annotation questions about every regular pair of the campaign
+The model is asked the annotation questions about every regular pair of the campaign, or of its
+whole dataset for the prediction-powered estimate of a planned sample
 (``evaluation.annotator``); the run is an ``EvaluationRun`` with mode ``annotator`` and its
 answers are ``ModelAnswer`` rows, never ``Annotation`` rows: the queue, the human agreement
 coefficients, the verdicts and the exports cannot see them. The audit compares them with the
@@ -32,10 +33,27 @@ def campaign_pairs(campaign: Campaign) -> list[Pair]:
     )
 
 
+def dataset_pairs(campaign: Campaign) -> list[Pair]:
+    """Every pair of the campaign's dataset but its gold, practice and qualification pairs, by
+    record id: the population a planned sample is drawn from, for the prediction-powered
+    estimate (``audit/ppi.py``)."""
+    set_apart = {
+        *campaign.items.filter(kind=CampaignItem.Kind.GOLD).values_list("pair_id", flat=True),
+        *campaign.qualification_items.values_list("pair_id", flat=True),
+    }
+    return list(campaign.dataset.pairs.exclude(pk__in=set_apart).order_by("external_id"))
+
+
 def annotate_campaign(
-    campaign: Campaign, *, model: str, template: str | None = None, **options: Any
+    campaign: Campaign,
+    *,
+    model: str,
+    template: str | None = None,
+    whole_dataset: bool = False,
+    **options: Any,
 ) -> EvaluationRun:
-    """Ask ``model`` the annotation questions about the campaign's pairs and store its answers.
+    """Ask ``model`` the annotation questions about the campaign's pairs (with
+    ``whole_dataset``, every pair of its dataset, as ``dataset_pairs``) and store its answers.
 
     ``options`` are :class:`evaluation.config.ScoreConfig` fields (``mode``, ``top_k``,
     ``device``, ``dtype``, ``max_new_tokens``...). Raises ``evaluation.errors.EvaluationError``
@@ -48,7 +66,7 @@ def annotate_campaign(
     from evaluation.records import to_pair_record
 
     prompts = load_template(template)
-    pairs = campaign_pairs(campaign)
+    pairs = dataset_pairs(campaign) if whole_dataset else campaign_pairs(campaign)
     if not pairs:
         raise ValueError(f"campaign {campaign.pk} has no pairs to annotate")
     config = ScoreConfig(model=model, judge=True, both_orders=True, **options)
@@ -63,6 +81,7 @@ def annotate_campaign(
         "top_k": config.top_k,
         "max_new_tokens": config.max_new_tokens,
         "both_orders": True,
+        "pairs": "dataset" if whole_dataset else "campaign",
     }
     return store_answers(campaign, pairs, answers, settings, answer_summary(answers))
 

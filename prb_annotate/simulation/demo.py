@@ -20,11 +20,13 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from prb_annotate.audit.campaign_audit import request_extra_annotations
+from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns.annotating import Answers
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
 from prb_annotate.models import Campaign, Dataset
 from prb_annotate.simulation.behaviours import DESCRIPTIONS, Behaviour
 from prb_annotate.simulation.driver import SimulatedAnnotator, run_campaign
+from prb_annotate.simulation.model_annotator import simulate_model_annotator
 
 SIMULATED_CAMPAIGN = "PRB demo, simulated annotators"
 SEED = 2026
@@ -149,6 +151,59 @@ def create_simulated_campaign(
             break
         later = START + timedelta(days=day)
         run_campaign(campaign, annotators, expected, seed=seed, start=later)
+    return set_status(campaign, Campaign.Status.CLOSED)
+
+
+PLANNED_CAMPAIGN = "PRB demo, planned sample and a simulated model annotator"
+# ±20 points per category at an expected share of 70 %: 9 of each category's 14 pairs.
+PLANNED_TARGETS = PlanTargets(category_half_width=0.2, expected_share=0.7)
+# The simulated model annotator answers both questions right on this share of the pairs.
+MODEL_ACCURACY = 0.85
+
+
+def planned_guidelines() -> str:
+    return (
+        "**Simulated campaign.** A planned sample of the demo pairs, answered by the two "
+        "careful simulated annotators and one noisy one, and a **simulated model annotator** "
+        f"that answers both model questions right on {MODEL_ACCURACY:.0%} of the pairs "
+        "(`prb_annotate/simulation/model_annotator.py`) over the whole dataset, so that the "
+        "audit shows the prediction-powered estimate beside the humans-only one "
+        "(docs/ppi.md).\n"
+    )
+
+
+@transaction.atomic
+def create_planned_campaign(
+    dataset: Dataset, manager: User, flaws_path: Path, *, seed: int = SEED
+) -> Campaign:
+    """A planned sample answered by simulated annotators, a simulated model annotator over
+    the whole dataset, closed."""
+    campaign = create_campaign(
+        dataset,
+        PLANNED_CAMPAIGN,
+        k=3,
+        seed=seed,
+        sample_targets=PLANNED_TARGETS,
+        created_by=manager,
+        guidelines=planned_guidelines(),
+        activate=True,
+    )
+    add_member(campaign, manager, role="manager")
+    annotators = [
+        annotator
+        for annotator in simulated_annotators()
+        if annotator.behaviour in (Behaviour.CAREFUL, Behaviour.NOISY)
+    ]
+    for annotator in annotators:
+        add_member(campaign, annotator.user, participant_id=annotator.user.username)
+    expected = expected_answers(flaws_path)
+    run_campaign(campaign, annotators, expected, seed=seed, start=START)
+    for day in range(1, EXTRA_ROUNDS + 1):
+        if not request_extra_annotations(campaign):
+            break
+        run_campaign(campaign, annotators, expected, seed=seed, start=START + timedelta(days=day))
+    truth = {pair: (answer.rubric_fit, answer.differentiator) for pair, answer in expected.items()}
+    simulate_model_annotator(campaign, truth, accuracy=MODEL_ACCURACY, seed=seed)
     return set_status(campaign, Campaign.Status.CLOSED)
 
 

@@ -29,9 +29,10 @@ from prb_annotate.access import (
     staff_required,
 )
 from prb_annotate.audit import charts as svg
-from prb_annotate.audit import sample_report
+from prb_annotate.audit import ppi, sample_report
 from prb_annotate.audit.exclusions import exclusion_history, pairs_short_of_answers
 from prb_annotate.audit.quality import LEFT_OUT_REASONS, OUTLIER_RULES
+from prb_annotate.audit.sampling import PlanError, PlanTargets
 from prb_annotate.campaigns.join_limits import accounts_per_address, slot_count
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
@@ -179,8 +180,28 @@ def _render_plan_preview(request: HttpRequest, form: CampaignForm) -> HttpRespon
                 "summary": sample_report.plan_summary(plan),
                 "rows": sample_report.plan_rows(plan),
             }
+            _add_model_plan(context["plan_preview"], form, plan, targets)
     context["groups"] = form.groups(previewing=True)
     return render(request, "prb_annotate/campaign_form.html", context)
+
+
+def _add_model_plan(
+    preview: dict[str, Any], form: CampaignForm, plan: dict[str, Any], targets: PlanTargets
+) -> None:
+    """The human pairs the targets need with a model annotator of the agreement entered."""
+    agreement = form.cleaned_data.get("plan_model_agreement")
+    if agreement is None:
+        return
+    populations = {row["category"]: row["population"] for row in plan["categories"]}
+    try:
+        found = ppi.plan_for_targets(populations, targets, plan["k"], agreement)
+    except PlanError as error:
+        form.add_error("plan_model_agreement", error.message)
+        return
+    for row, planned in zip(preview["rows"], found["per_category"], strict=True):
+        row["with_model"] = planned["with_model"]
+    preview["model_agreement"] = sample_report.percent(agreement)
+    preview["with_model"] = found["with_model"]
 
 
 def _plan_field(error: SamplePlanError) -> str | None:

@@ -83,6 +83,25 @@ def test_it_stores_the_model_apart_and_leaves_the_human_figures_alone(campaign, 
     assert "rubric_fit      replies 8, parsed 0, unparsed 8" in output
 
 
+def test_it_asks_the_whole_dataset_when_told(campaign, models):
+    """--whole-dataset: the dataset's 12 pairs, not only the campaign's 4; the comparison with
+    the humans still reads the campaign's pairs alone."""
+    evaluate(campaign, models["preference"], "--whole-dataset")
+    run = EvaluationRun.objects.get(campaign=campaign)
+    assert run.settings["pairs"] == "dataset"
+    assert run.model_answers.values("pair").distinct().count() == 12
+    compared = campaign_audit(campaign, resamples=0)["model_annotators"][0]["questions"]
+    assert {row["pairs_compared"] for row in compared} <= {0, 4}
+    with pytest.raises(CommandError, match="--whole-dataset go with"):
+        call_command(
+            "evaluate",
+            f"--campaign={campaign.pk}",
+            f"--model={models['A']}",
+            "--whole-dataset",
+            stdout=StringIO(),
+        )
+
+
 def test_the_audit_compares_the_model_with_the_human_majority(campaign, models):
     evaluate(campaign, models["preference"])
     [run] = campaign_audit(campaign, resamples=0)["model_annotators"]

@@ -16,7 +16,13 @@ from prb_annotate.campaigns.leaderboard import campaign_leaderboard
 from prb_annotate.management.commands.demo_setup import BASELINES
 from prb_annotate.models import Annotation, Assignment, Campaign, Dataset, EvaluationRun
 from prb_annotate.simulation.behaviours import Behaviour, Pairing, respond, sound_answer
-from prb_annotate.simulation.demo import SIMULATED_CAMPAIGN, create_simulated_campaign
+from prb_annotate.simulation.demo import (
+    MODEL_ACCURACY,
+    PLANNED_CAMPAIGN,
+    SIMULATED_CAMPAIGN,
+    create_planned_campaign,
+    create_simulated_campaign,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CRITERIA = ("correctness", "relevance", "helpfulness")
@@ -137,7 +143,7 @@ def test_it_sets_up_the_demo_once_with_an_evaluation(db):
     simulated = Campaign.objects.get(name=SIMULATED_CAMPAIGN)
     first = answers_of(simulated)
     call_command("demo_setup", "--address", "127.0.0.1:8201", stdout=StringIO())
-    assert Campaign.objects.count() == 2
+    assert Campaign.objects.count() == 3
     assert answers_of(simulated) == first
     runs = EvaluationRun.objects.filter(campaign=simulated)
     assert sorted(run.model_name for run in runs) == sorted(BASELINES)
@@ -160,6 +166,28 @@ def test_it_sets_up_the_demo_once_with_an_evaluation(db):
     links = re.findall(r"\S*/(?:join|signup|completed)/\S*", printed)
     assert len(links) == 3
     assert all(link.startswith("http://127.0.0.1:8201/") for link in links), links
-    demo = Campaign.objects.exclude(pk=simulated.pk).get()
+    planned = Campaign.objects.get(name=PLANNED_CAMPAIGN)
+    assert f"Campaign #{planned.pk}" in printed
+    demo = Campaign.objects.exclude(pk__in=[simulated.pk, planned.pk]).get()
     assert demo.quota_per_annotator == 5
     assert demo.completion_url == "http://127.0.0.1:8201/completed/"
+
+
+def test_the_planned_demo_campaign_shows_the_prediction_powered_estimate(demo_dataset, manager):
+    """9 of each category's 14 pairs answered by simulated humans, a simulated model annotator
+    of known accuracy on all 42: it agrees with the human verdicts on most sampled pairs, and
+    its estimate sits beside the humans-only one in the audit, marked simulated."""
+    campaign = create_planned_campaign(demo_dataset, manager, FIXTURES / "prb_demo_flaws.json")
+    assert campaign.status == Campaign.Status.CLOSED
+    assert campaign.items.count() == 27
+    run = EvaluationRun.objects.get(campaign=campaign, mode="annotator")
+    assert run.settings["simulated"] is True
+    assert run.model_answers.values("pair").distinct().count() == 42
+    section = campaign_audit(campaign, resamples=0)["ppi"]
+    assert section["covers_sample"] is True
+    overall = section["overall"]
+    assert (overall["population"], overall["model_pairs"]) == (42, 42)
+    assert 0 < overall["sample_pairs"] <= 27
+    assert overall["agreement"] > MODEL_ACCURACY - 0.25
+    assert overall["ppi"]["share"] is not None
+    assert overall["ppi"]["half_width"] <= overall["humans_only"]["half_width"]

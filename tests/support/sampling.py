@@ -6,6 +6,7 @@ from django.contrib.auth.models import User
 
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.models import Campaign, Dataset, Pair
+from prb_annotate.simulation.model_annotator import SOUND
 from tests.support.audit import annotate
 
 SIZES = {"fitness": 200, "cooking": 100}
@@ -41,3 +42,13 @@ def pilot(campaign: Campaign, validated_per_category: dict[str, int]) -> None:
         seen[category] = seen.get(category, 0) + 1
         validated = seen[category] <= validated_per_category[category]
         annotate(item, user, fit="chosen" if validated else "rejected")
+
+
+FLAW = ("rejected", "preference")
+
+
+def truth(dataset: Dataset) -> dict[str, tuple[str, str]]:
+    """(rubric fit, main difference) a careful annotator and a right model give each pair:
+    every fifth pair is flawed (its user prefers the rejected answer), the rest sound."""
+    ids = dataset.pairs.order_by("external_id").values_list("external_id", flat=True)
+    return {external_id: FLAW if index % 5 == 0 else SOUND for index, external_id in enumerate(ids)}

@@ -3,7 +3,8 @@ two practice pairs and a three-pair qualification before its queue, a quota and 
 completion page, so a participant of its study link finishes), plus a finished campaign over
 the same pairs answered by simulated annotators (see ``prb_annotate/simulation/``), audited and
 scored with the three built-in baselines (length, profile overlap, random), so that its
-evaluations page shows a leaderboard.
+evaluations page shows a leaderboard, and a finished planned-sample campaign with a simulated
+model annotator over the whole dataset, so that its audit shows the prediction-powered estimate.
 
 Safe to run again: existing rows are kept, demo passwords are reset to the printed ones.
 """
@@ -23,7 +24,9 @@ from prb_annotate.datasets.importing import import_path
 from prb_annotate.formatting import percent
 from prb_annotate.models import Campaign, Dataset, EvaluationRun
 from prb_annotate.simulation.demo import (
+    PLANNED_CAMPAIGN,
     SIMULATED_CAMPAIGN,
+    create_planned_campaign,
     create_simulated_campaign,
     qualification_settings,
 )
@@ -121,6 +124,13 @@ class Command(BaseCommand):
         for annotator in annotators:
             add_member(campaign, annotator)
         simulated = self.simulated_campaign(dataset, manager, options["flaws"])
+        planned = Campaign.objects.filter(name=PLANNED_CAMPAIGN).first()
+        if planned is None:
+            planned = create_planned_campaign(dataset, manager, options["flaws"])
+        self.stdout.write(
+            f"Campaign #{planned.pk} '{planned.name}' is {planned.status}: a planned sample and "
+            "a simulated model annotator (its audit shows the prediction-powered estimate)."
+        )
         self.print_logins(campaign, simulated, base)
 
     def simulated_campaign(self, dataset: Dataset, manager: User, flaws: Path) -> Campaign:

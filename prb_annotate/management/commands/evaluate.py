@@ -46,6 +46,13 @@ class Command(BaseCommand):
             "in both A/B orders, stored as a model annotator beside the humans",
         )
         parser.add_argument(
+            "--whole-dataset",
+            action="store_true",
+            help="with --as-annotator: ask every pair of the campaign's dataset (gold, practice "
+            "and qualification pairs set apart), for the prediction-powered estimate of a "
+            "planned sample",
+        )
+        parser.add_argument(
             "--template",
             default=None,
             help="with --as-annotator: prompt template file (default: the project's own)",
@@ -60,8 +67,8 @@ class Command(BaseCommand):
         if options["as_annotator"]:
             self._annotate(campaign, options)
             return
-        if options["template"]:
-            raise CommandError("--template goes with --judge --as-annotator")
+        if options["template"] or options["whole_dataset"]:
+            raise CommandError("--template and --whole-dataset go with --judge --as-annotator")
         if options["self_check"] < 0:
             raise CommandError(f"--self-check takes a number of pairs, not {options['self_check']}")
         try:
@@ -104,7 +111,10 @@ class Command(BaseCommand):
             raise CommandError("--as-annotator needs --judge (a causal language model)")
         try:
             run = annotate_campaign(
-                campaign, template=options["template"], **model_options(options)
+                campaign,
+                template=options["template"],
+                whole_dataset=options["whole_dataset"],
+                **model_options(options),
             )
         except (EvaluationError, ValueError) as error:
             raise CommandError(str(error)) from error

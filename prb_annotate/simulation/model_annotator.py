@@ -1,0 +1,76 @@
+"""A simulated model annotator of known accuracy: answers to the model annotator's questions
+(rubric fit, main difference, both A/B orders) written as a real model annotator's run would
+be, so that the audit's model sections and its prediction-powered estimate have something
+known to show. Marked simulated everywhere: the run's model name and ``settings.simulated``.
+
+On each pair it gives the true answers (what a careful annotator answers) with probability
+``accuracy``, in both orders; otherwise it misjudges the pair whichever way would change its
+verdict (it validates a flawed pair, or rejects a sound one).
+"""
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from prb_annotate.campaigns.model_annotator import dataset_pairs, store_answers
+from prb_annotate.models import Campaign, EvaluationRun, Pair
+
+SIMULATED_MODEL = "simulated model annotator"
+SOUND = ("chosen", "preference")
+
+
+@dataclass(frozen=True)
+class SimulatedAnswer:
+    """What ``store_answers`` reads of an answer (as ``evaluation.annotator`` gives it)."""
+
+    pair_id: str
+    question: str
+    chosen_position: str
+    reply: str
+    answer: str
+
+
+def answers_for(truth: tuple[str, str], correct: bool) -> tuple[str, str]:
+    """(rubric fit, main difference): the truth, or a misjudgement that flips the verdict."""
+    if correct:
+        return truth
+    return ("rejected", "quality") if truth == SOUND else SOUND
+
+
+def simulate_model_annotator(
+    campaign: Campaign,
+    truth: Mapping[str, tuple[str, str]],
+    *,
+    accuracy: float,
+    seed: int,
+    pairs: Sequence[Pair] | None = None,
+) -> EvaluationRun:
+    """A run over ``pairs``, by default every pair of the campaign's dataset (gold, practice
+    and qualification pairs set apart); ``truth``: record id -> (rubric fit, main
+    difference), sound pairs left out."""
+    rng = random.Random(f"prb-simulated-model/{seed}")
+    pairs = list(dataset_pairs(campaign) if pairs is None else pairs)
+    answers = []
+    for pair in pairs:
+        fit, differentiator = answers_for(
+            truth.get(pair.external_id, SOUND), rng.random() < accuracy
+        )
+        for position in ("A", "B"):
+            answers.append(SimulatedAnswer(pair.external_id, "rubric_fit", position, fit, fit))
+            answers.append(
+                SimulatedAnswer(
+                    pair.external_id, "differentiator", position, differentiator, differentiator
+                )
+            )
+    counts = {"replies": len(pairs) * 2, "parsed": len(pairs) * 2, "unparsed": 0}
+    both = {"pairs_consistent": len(pairs), "pairs_parsed_in_both_orders": len(pairs)}
+    settings = {
+        "model": f"{SIMULATED_MODEL} (accuracy {accuracy:.0%})",
+        "simulated": True,
+        "accuracy": accuracy,
+        "seed": seed,
+        "pairs": "dataset" if len(pairs) == len(dataset_pairs(campaign)) else "some",
+        "both_orders": True,
+    }
+    summary = {question: {**counts, **both} for question in ("rubric_fit", "differentiator")}
+    return store_answers(campaign, pairs, answers, settings, summary)
