@@ -29,6 +29,9 @@ def paragraph(numbers: Mapping[str, Any]) -> list[Part]:
     parts += _verdicts(audit)
     if audit.get("sample_estimate"):
         parts += _sample(audit["sample_estimate"])
+    section = audit.get("ppi")
+    if section and section.get("covers_sample") and section["overall"]["ppi"]["share"] is not None:
+        parts += _ppi(section["overall"])
     parts += _bias(audit)
     board = numbers.get("leaderboard")
     if board and board["models"]:
@@ -107,6 +110,18 @@ def _sample(estimate: Mapping[str, Any]) -> list[Part]:
         "correction ",
         Cite(("cochran1977",)),
         f"; the dataset's validated share is estimated at {_percent_estimate(overall['share'])}. ",
+    ]
+
+
+def _ppi(overall: Mapping[str, Any]) -> list[Part]:
+    return [
+        f"A model annotator judged all {overall['model_pairs']} pairs and agreed with the "
+        f"humans' verdicts on {fmt.percent(overall['agreement'])}% of the "
+        f"{overall['sample_pairs']} sampled ones; combining its verdicts with the humans' by "
+        "prediction-powered inference with a power-tuned weight ",
+        Cite(("angelopoulos2023", "angelopoulos2023ppipp")),
+        f" estimates the validated share at {_percent_estimate(overall['ppi'])}, an interval "
+        f"worth {fmt.count(round(overall['worth']))} human-annotated pairs. ",
     ]
 
 

@@ -52,6 +52,22 @@ ENTRIES = {
   publisher = {Wiley},
   year = {1977}
 }""",
+    "angelopoulos2023": """@article{angelopoulos2023,
+  author = {Angelopoulos, Anastasios N. and Bates, Stephen and Fannjiang, Clara and Jordan,
+            Michael I. and Zrnic, Tijana},
+  title = {Prediction-Powered Inference},
+  journal = {Science},
+  volume = {382},
+  number = {6671},
+  pages = {669--674},
+  year = {2023}
+}""",
+    "angelopoulos2023ppipp": """@misc{angelopoulos2023ppipp,
+  author = {Angelopoulos, Anastasios N. and Duchi, John C. and Zrnic, Tijana},
+  title = {{PPI++}: Efficient Prediction-Powered Inference},
+  howpublished = {arXiv:2311.01453},
+  year = {2023}
+}""",
     "mcnemar1947": """@article{mcnemar1947,
   author = {McNemar, Quinn},
   title = {Note on the Sampling Error of the Difference Between Correlated Proportions or
@@ -82,6 +98,8 @@ AUTHOR_YEAR = {
     "cochran1977": ("Cochran", 1977),
     "mcnemar1947": ("McNemar", 1947),
     "holm1979": ("Holm", 1979),
+    "angelopoulos2023": ("Angelopoulos et al.", 2023),
+    "angelopoulos2023ppipp": ("Angelopoulos, Duchi and Zrnic", 2023),
 }
 
 

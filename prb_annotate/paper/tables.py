@@ -217,6 +217,49 @@ def _sample_row(name: str, row: Mapping[str, Any]) -> tuple[str, ...]:
     )
 
 
+def ppi_table(numbers: Mapping[str, Any]) -> Table | None:
+    """The prediction-powered estimate beside the humans-only one, when a model annotator
+    answered the whole dataset of a planned-sample campaign."""
+    section = numbers["audit"].get("ppi")
+    if not section or not section.get("covers_sample"):
+        return None
+    rows = [_ppi_row(category_name(row["category"]), row) for row in section["per_category"]]
+    rows.append(_ppi_row("Dataset (stratified)", section["overall"]))
+    return _table(
+        "ppi",
+        "The dataset's validated share in % from the human sample alone and with the model "
+        "annotator's verdicts on every pair (prediction-powered, PPI++ with a power-tuned "
+        f"weight), with {fmt.confidence_level(section['confidence'])}% intervals. n: pairs in "
+        "the dataset; the model-only share is biased and has no interval; worth: the human "
+        "pairs the prediction-powered interval is worth.",
+        [
+            Column("Category", numeric=False),
+            Column("n"),
+            Column("Humans"),
+            Column("Agree %"),
+            Column("Humans only %"),
+            Column("Model only %"),
+            Column("PPI %"),
+            Column("Worth"),
+        ],
+        rows,
+    )
+
+
+def _ppi_row(name: str, row: Mapping[str, Any]) -> tuple[str, ...]:
+    worth = row.get("worth")
+    return (
+        name,
+        fmt.count(row["population"]),
+        fmt.count(row["sample"]["pairs"] if "sample" in row else row["sample_pairs"]),
+        fmt.percent(row["agreement"]),
+        fmt.estimate(row["humans_only"], fmt.percent),
+        fmt.percent(row["model_only"]["share"]),
+        fmt.estimate(row["ppi"], fmt.percent),
+        fmt.DASH if worth is None else fmt.count(round(worth)),
+    )
+
+
 # --- bias -----------------------------------------------------------------------------------
 
 
@@ -334,6 +377,7 @@ def all_tables(numbers: Mapping[str, Any]) -> list[Table]:
         verdict_table(numbers),
         reasons_table(numbers),
         sample_table(numbers),
+        ppi_table(numbers),
         bias_table(numbers),
         leaderboard_table(numbers),
         correlation_table(numbers),

@@ -26,7 +26,8 @@ from prb_annotate.paper import numbers as fmt
 from prb_annotate.paper import tables
 from prb_annotate.paper.references import AUTHOR_YEAR
 from prb_annotate.simulation.demo import SIMULATED_CAMPAIGN
-from tests.support.sampling import TARGETS, pilot, planned_dataset
+from prb_annotate.simulation.model_annotator import simulate_model_annotator
+from tests.support.sampling import TARGETS, pilot, planned_dataset, truth
 
 # A number standing on its own: not part of a word (AC1, rm-8b) or of a longer number.
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
@@ -342,3 +343,34 @@ def test_the_audit_page_links_the_zip_and_the_api_gives_it(simulated: Campaign, 
     assert login(annotator).get(link).status_code == 404
     other = Token.objects.create(user=annotator).key
     assert Client(HTTP_AUTHORIZATION=f"Token {other}").get(api).status_code in (403, 404)
+
+
+def test_a_model_annotator_on_the_whole_dataset_gets_its_prediction_powered_table(
+    db: None, tmp_path: Path
+) -> None:
+    """A planned sample with a model annotator over every pair: the prediction-powered estimate
+    beside the humans-only one, its sentence, and the two works it rests on."""
+    dataset = planned_dataset()
+    campaign = create_campaign(dataset, "planned", k=1, sample_targets=TARGETS, seed=2)
+    pilot(campaign, {"fitness": 12, "cooking": 10})
+    simulate_model_annotator(campaign, truth(dataset), accuracy=0.9, seed=1)
+    folder = write_paper(campaign, tmp_path / "paper")
+    numbers = json.loads((folder / "numbers.json").read_text())
+    overall = numbers["audit"]["ppi"]["overall"]
+    found = {table.key: table for table in tables.all_tables(numbers)}
+    last = found["ppi"].rows[-1]
+    assert last[:3] == ("Dataset (stratified)", "300", "29")
+    assert last[4] == fmt.estimate(overall["humans_only"], fmt.percent)
+    assert last[6] == fmt.estimate(overall["ppi"], fmt.percent)
+    methods = (folder / "methods.tex").read_text()
+    assert r"\citep{angelopoulos2023,angelopoulos2023ppipp}" in methods
+    assert "Prediction-Powered Inference" in (folder / "references.bib").read_text()
+    printed, _ = printed_numbers(folder)
+    assert fmt.percent(overall["ppi"]["share"]) in printed
+
+
+def test_without_a_model_annotator_there_is_no_prediction_powered_table(
+    simulated: Campaign, tmp_path: Path
+) -> None:
+    numbers = json.loads((write_paper(simulated, tmp_path / "paper") / "numbers.json").read_text())
+    assert "ppi" not in {table.key for table in tables.all_tables(numbers)}
