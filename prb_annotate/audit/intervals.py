@@ -252,18 +252,19 @@ def interval(
     if len(finite) == 0 or not math.isfinite(point):
         return Interval(None, None, method, False, reason, 0, degenerate)
     tail = (1 - confidence) / 2
-    levels: tuple[float, float] | None = (tail, 1 - tail)
+    levels = (tail, 1 - tail)
     if method == "bca":
-        levels = _bca_levels(
+        adjusted = _bca_levels(
             point,
             finite,
             _jackknife(statistic, patterns, sizes),
             sizes.astype(np.float64),
             confidence,
         )
-        if levels is None:
-            levels = (tail, 1 - tail)
+        if adjusted is None:
             reason += "; jackknife undefined, percentile levels used"
+        else:
+            levels = adjusted
     low, high = _quantiles(finite, levels)
     return Interval(
         min(low, point), max(high, point), method, reliable, reason, len(finite), degenerate

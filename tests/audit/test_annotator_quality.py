@@ -1,6 +1,5 @@
 """Annotator quality control: the pure statistics, each against a worked example."""
 
-import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -36,7 +35,8 @@ def test_it_marks_an_annotator_who_disagrees_far_more_than_the_rest() -> None:
     """8 of 20 beside three at 19 of 20: Fisher's p is about 2e-7, far below 0.05 after Holm."""
     tests = quality.agreement_tests([8, 19, 19, 19], [20, 20, 20, 20])
     p_value, p_holm = tests[0]
-    assert p_value is not None and p_holm is not None
+    assert p_value is not None
+    assert p_holm is not None
     assert p_holm == pytest.approx(4 * p_value)
     assert p_holm < quality.AGREEMENT_MARK_P
     assert all(p is not None and p > 0.05 for _, p in tests[1:])

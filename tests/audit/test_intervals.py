@@ -65,7 +65,8 @@ def test_unanimous_pairs_no_longer_give_the_interval_one_to_one() -> None:
     new = prepared.estimate("alpha", agreement.Bootstrap(500, 1), level="nominal")
     assert new.value == 1.0
     assert new.method == "bayesian_prior"
-    assert new.ci_low is not None and new.ci_low < 0.9
+    assert new.ci_low is not None
+    assert new.ci_low < 0.9
     assert new.reliable is False
     assert new.reason.startswith("fewer than 30 pairs")
     assert "n = 20 pairs rated twice, prevalence 0.95" in new.reason
@@ -83,7 +84,8 @@ def test_a_large_clean_sample_gives_a_reliable_interval_with_every_method() -> N
         estimate = prepared.estimate("gwet", agreement.Bootstrap(400, 0, method))
         assert estimate.reliable is True, method
         assert estimate.method == method
-        assert estimate.value is not None and estimate.ci_low is not None
+        assert estimate.value is not None
+        assert estimate.ci_low is not None
         assert estimate.ci_high is not None
         assert estimate.ci_low < estimate.value < estimate.ci_high
 
