@@ -61,13 +61,13 @@ def p_value(value: float | None) -> str:
 
 
 def estimate(coefficient: dict[str, Any]) -> str:
-    """ "0.743 [0.612, 0.851]"; "1.000, interval unreliable" when the interval cannot be
+    """ "0.743 [0.612, 0.851]"; "1.000 (unreliable)" when its interval cannot be
     trusted (its reason is a note: :func:`interval_note`); "undefined" without a value."""
     if coefficient.get("value") is None:
         return "undefined"
     text = number(coefficient["value"])
     if coefficient.get("reliable") is False:
-        return f"{text}, interval unreliable"
+        return f"{text} (unreliable)"
     if coefficient.get("ci_low") is not None:
         text += f" [{number(coefficient['ci_low'])}, {number(coefficient['ci_high'])}]"
     return text
@@ -95,7 +95,7 @@ def _interval(label: str, coefficient: dict[str, Any]) -> svg.Interval:
     """A chart row; an unreliable interval is drawn as its point alone, never as bounds."""
     if coefficient.get("reliable") is False:
         return svg.Interval(
-            f"{label} (interval unreliable)",
+            f"{label} (unreliable)",
             coefficient.get("value"),
             None,
             None,

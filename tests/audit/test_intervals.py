@@ -72,7 +72,7 @@ def test_unanimous_pairs_no_longer_give_the_interval_one_to_one() -> None:
     assert "n = 20 pairs rated twice, prevalence 0.95" in new.reason
 
     shown = new.as_dict()
-    assert report.estimate(shown) == "1.000, interval unreliable"
+    assert report.estimate(shown) == "1.000 (unreliable)"
     assert report.interval_note(shown) == f"unreliable: {new.reason}"
 
 
