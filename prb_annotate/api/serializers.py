@@ -560,7 +560,9 @@ class AgreementSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
     questions = serializers.ListField(
         child=serializers.DictField(),
-        help_text="Per question: coefficients with value, ci_low, ci_high; pairwise kappas.",
+        help_text="Per question: coefficients with value, ci_low, ci_high and the interval's "
+        "method, reliable and reason; prevalence, paradox (a sentence when alpha and AC1/AC2 "
+        "disagree strongly, else null); pairwise kappas.",
     )
 
 
