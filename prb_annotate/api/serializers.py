@@ -568,7 +568,9 @@ class AgreementSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
     questions = serializers.ListField(
         child=serializers.DictField(),
-        help_text="Per question: coefficients with value, ci_low, ci_high; pairwise kappas.",
+        help_text="Per question: coefficients with value, ci_low, ci_high and the interval's "
+        "method, reliable and reason; prevalence, paradox (a sentence when alpha and AC1/AC2 "
+        "disagree strongly, else null); pairwise kappas.",
     )
 
 
@@ -639,13 +641,26 @@ class AnnotatorQualitySerializer(serializers.Serializer):
         allow_null=True, help_text="Share of rubric-fit answers matching the others' majority."
     )
     agreement_units = serializers.IntegerField()
-    agreement_z = FiniteFloatField(
+    agreement_count = serializers.IntegerField(
+        help_text="Rubric-fit answers matching the others' majority (of agreement_units)."
+    )
+    agreement_p_value = serializers.FloatField(
         allow_null=True,
-        help_text="Modified z-score of the agreement among the annotators; null when it is "
-        "undefined or infinite (most annotators agree equally and this one does not).",
+        help_text="One-sided Fisher exact p-value that this annotator agrees with the others' "
+        "majority less often than everyone else pooled; null with nothing to compare.",
+    )
+    agreement_p_holm = serializers.FloatField(
+        allow_null=True,
+        help_text="agreement_p_value Holm-adjusted across the campaign's annotators; the "
+        "agreement mark is set below 0.05.",
     )
     share_a = serializers.FloatField(allow_null=True)
     position_p_value = serializers.FloatField(allow_null=True)
+    position_p_holm = serializers.FloatField(
+        allow_null=True,
+        help_text="position_p_value Holm-adjusted across the campaign's annotators: the value "
+        "the position-bias mark and position_bias_max_p compare.",
+    )
     median_seconds = serializers.FloatField(allow_null=True)
     fast_share = serializers.FloatField(allow_null=True)
     straight_lining_share = serializers.FloatField(allow_null=True)

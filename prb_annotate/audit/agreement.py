@@ -32,6 +32,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
+from prb_annotate.audit import intervals
+
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 WeightKind = Literal["identity", "linear", "quadratic", "ordinal"]
 Coefficient = Literal["alpha", "percent_agreement", "gwet", "fleiss_kappa"]
@@ -46,9 +48,11 @@ DEFAULT_RESAMPLES = 1000
 
 @dataclass(frozen=True)
 class Estimate:
-    """A coefficient with its bootstrap confidence interval.
+    """A coefficient with its confidence interval and whether that interval can be trusted.
 
     ``value`` is None when the coefficient is undefined for these data; ``note`` says why.
+    ``method``, ``reliable`` and ``reason`` describe the interval (``intervals.Interval``);
+    they are None and "" when no interval was asked for.
     """
 
     value: float | None
@@ -56,6 +60,22 @@ class Estimate:
     ci_high: float | None = None
     note: str = ""
     resamples: int = 0
+    method: str | None = None
+    reliable: bool | None = None
+    reason: str = ""
+
+    @classmethod
+    def with_interval(cls, value: float, interval: intervals.Interval, note: str) -> Estimate:
+        return cls(
+            value,
+            interval.low,
+            interval.high,
+            note=note,
+            resamples=interval.resamples,
+            method=interval.method,
+            reliable=interval.reliable,
+            reason=interval.reason,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +84,9 @@ class Estimate:
             "ci_high": self.ci_high,
             "note": self.note,
             "resamples": self.resamples,
+            "method": self.method,
+            "reliable": self.reliable,
+            "reason": self.reason,
         }
 
 
@@ -228,6 +251,14 @@ def count_groups(counts: IntArray) -> IntArray:
         keys = counts.astype(np.int64) @ (base ** np.arange(counts.shape[1], dtype=np.int64))
         return np.unique(keys, return_inverse=True)[1].ravel()
     return np.unique(counts, axis=0, return_inverse=True)[1].ravel()
+
+
+def count_patterns(counts: IntArray) -> tuple[IntArray, IntArray]:
+    """(patterns, sizes): one row of answer counts per group of equal units, and its units."""
+    groups = count_groups(counts)
+    sizes = np.bincount(groups, minlength=int(groups.max(initial=-1)) + 1).astype(np.int64)
+    first = np.unique(groups, return_index=True)[1]
+    return counts[first], sizes
 
 
 def unit_coincidences(counts: IntArray) -> FloatArray:
@@ -475,44 +506,20 @@ def pairwise_cohen_kappa(
 
 @dataclass(frozen=True)
 class Bootstrap:
-    """A unit-level bootstrap: ``resamples`` draws of all units with replacement, seeded.
+    """Resampled intervals: ``resamples`` draws of weights over the units, seeded.
 
     Units with equal answer counts contribute equal terms to every coefficient, so a resample
-    is fully described by how many of its n draws fall in each group of equal units. Drawing
-    n units with replacement and counting them by group is a multinomial draw with the
-    groups' shares as probabilities; :meth:`group_weights` makes that draw directly. The
-    resamples are the same, in distribution, as drawing units one by one, but cost resamples
-    x groups numbers (k annotators on a short scale give tens of groups) instead of resamples
-    x units: 100,000 pairs take as little time and memory as 100.
+    is fully described by the weight its draw gives each group of equal units (a multinomial
+    count for the unit bootstrap, a Gamma draw for the Bayesian one: see ``intervals``). The
+    resamples are the same, in distribution, as weighting units one by one, but cost
+    resamples x groups numbers (k annotators on a short scale give tens of groups) instead of
+    resamples x units: 100,000 pairs take as little time and memory as 100. ``method`` is one
+    of ``intervals.METHODS``; the default is the one whose coverage docs/statistics.md shows.
     """
 
     resamples: int = DEFAULT_RESAMPLES
     seed: int | None = 0
-
-    def group_weights(self, group_sizes: IntArray) -> IntArray:
-        """Resamples x groups: how many of each resample's draws fall in each group."""
-        rng = np.random.default_rng(self.seed)
-        total = int(group_sizes.sum())
-        if total == 0:
-            return np.zeros((self.resamples, len(group_sizes)), dtype=np.int64)
-        return rng.multinomial(total, group_sizes / total, size=self.resamples)
-
-
-def percentile_interval(
-    estimate: float, samples: FloatArray, confidence: float = 0.95
-) -> tuple[float | None, float | None]:
-    """Percentile interval of the finite bootstrap samples, widened to hold the estimate.
-
-    With few units the bootstrap distribution can be so skewed that the percentile interval
-    misses the estimate itself; we widen it (never narrow it) rather than report an interval
-    that excludes the number printed beside it.
-    """
-    finite = samples[np.isfinite(samples)]
-    if len(finite) == 0 or not math.isfinite(estimate):
-        return None, None
-    tail = (1.0 - confidence) / 2
-    low, high = np.quantile(finite, [tail, 1.0 - tail])
-    return float(min(low, estimate)), float(max(high, estimate))
+    method: intervals.Method = intervals.DEFAULT_METHOD
 
 
 @dataclass
@@ -570,42 +577,52 @@ class AgreementData:
         *,
         confidence: float = 0.95,
     ) -> list[Estimate]:
-        """Several coefficients (name, options) at once, over the same resamples.
+        """Several coefficients (name, options) at once, each over the same seeded resamples.
 
         Terms are computed once per group of units with equal counts and weighted by the
-        group's size (the point estimate) or by its draws in each resample (the interval).
+        group's size (the point estimate) or by its weight in each resample (the interval).
         """
-        groups = count_groups(self.counts)
-        sizes = np.bincount(groups, minlength=int(groups.max(initial=-1)) + 1)
-        first = np.unique(groups, return_index=True)[1]
-        notes: list[str] = []
-        reasons: list[str] = []
-        terms: list[UnitTerms] = []
+        results = []
         for coefficient, options in requests:
             counts, note = (
                 self._fleiss_counts() if coefficient == "fleiss_kappa" else (self.counts, "")
             )
-            notes.append(note)
-            reasons.append(self._undefined(coefficient, counts))
-            if not reasons[-1]:
-                terms.append(self._terms(coefficient, counts[first], options))
-        points = evaluate(terms, sizes[None, :]) if terms else []
-        resampled = (
-            evaluate(terms, bootstrap.group_weights(sizes))
-            if terms and bootstrap is not None and bootstrap.resamples
-            else []
-        )
-        results = []
-        computed = 0
-        for note, reason in zip(notes, reasons, strict=True):
+            reason = self._undefined(coefficient, counts)
             if reason:
                 results.append(Estimate(value=None, note=_join(note, reason)))
                 continue
-            point = float(points[computed][0])
-            samples = resampled[computed] if resampled else None
-            computed += 1
-            results.append(_estimate(point, samples, confidence, note))
+            patterns, sizes = count_patterns(counts)
+            statistic = self.statistic(coefficient, options)
+            point = float(statistic(patterns, sizes[None, :].astype(np.float64))[0])
+            if not math.isfinite(point):
+                results.append(
+                    Estimate(value=None, note=_join(note, "undefined for these ratings"))
+                )
+            elif bootstrap is None or not bootstrap.resamples:
+                results.append(Estimate(value=point, note=note))
+            else:
+                found = intervals.interval(
+                    statistic,
+                    patterns,
+                    sizes,
+                    point,
+                    method=bootstrap.method,
+                    resamples=bootstrap.resamples,
+                    seed=bootstrap.seed,
+                    confidence=confidence,
+                )
+                results.append(Estimate.with_interval(point, found, note))
         return results
+
+    def statistic(
+        self, coefficient: Coefficient, options: Mapping[str, Any]
+    ) -> intervals.Statistic:
+        """The coefficient as ``intervals`` reads it: of answer patterns and their weights."""
+
+        def value(patterns: IntArray, weights: FloatArray) -> FloatArray:
+            return evaluate([self._terms(coefficient, patterns, options)], weights)[0]
+
+        return value
 
     def estimate(
         self,
@@ -621,18 +638,6 @@ class AgreementData:
 
 def _join(*parts: str) -> str:
     return "; ".join(part for part in parts if part)
-
-
-def _estimate(point: float, samples: FloatArray | None, confidence: float, note: str) -> Estimate:
-    if not math.isfinite(point):
-        return Estimate(value=None, note=_join(note, "undefined for these ratings"))
-    if samples is None or len(samples) == 0:
-        return Estimate(value=point, note=note)
-    low, high = percentile_interval(point, samples, confidence)
-    usable = int(np.isfinite(samples).sum())
-    if usable < len(samples):
-        note = _join(note, f"{len(samples) - usable} resamples were undefined and left out")
-    return Estimate(point, low, high, note=note, resamples=usable)
 
 
 def bootstrap_estimate(
@@ -692,6 +697,14 @@ def leave_one_out_agreement(
     The others' majority is their most frequent value when it is unique; units where the others
     tie, or where nobody else answered, are not counted. Returns (share, units counted).
     """
+    agreeing, counted = leave_one_out_counts(data, value_domain)
+    return _safe_divide(agreeing.astype(np.float64), counted.astype(np.float64)), counted
+
+
+def leave_one_out_counts(
+    data: npt.ArrayLike, value_domain: npt.ArrayLike | None = None
+) -> tuple[IntArray, IntArray]:
+    """Per annotator: (answers matching the others' unique majority, answers counted)."""
     array = as_data(data)
     domain = domain_of(array, value_domain)
     counts = value_counts(array, domain)
@@ -704,10 +717,6 @@ def leave_one_out_agreement(
     counted = (top > 0) & unique_top
     agrees = counted & (others.argmax(axis=1) == codes)
     n_annotators = array.shape[0]
-    counted_per: FloatArray = np.bincount(
-        annotators, weights=counted.astype(np.float64), minlength=n_annotators
-    ).astype(np.float64)
-    agree_per: FloatArray = np.bincount(
-        annotators, weights=agrees.astype(np.float64), minlength=n_annotators
-    ).astype(np.float64)
-    return _safe_divide(agree_per, counted_per), counted_per.astype(np.int64)
+    counted_per = np.bincount(annotators[counted], minlength=n_annotators).astype(np.int64)
+    agree_per = np.bincount(annotators[agrees], minlength=n_annotators).astype(np.int64)
+    return agree_per, counted_per

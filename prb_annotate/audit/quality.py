@@ -14,25 +14,34 @@ answers, over their answers to regular items:
   of both answers.
 
 An annotator is marked as an **outlier** on a measure when it crosses the fixed rule in
-``OUTLIER_RULES``; agreement uses the modified z-score of Iglewicz & Hoaglin (1993), robust to the
-outlier it looks for, since with a handful of annotators one bad one drags a mean and a standard
-deviation with it.
+``OUTLIER_RULES``. The tests behind the marks stay calibrated when most annotators agree
+perfectly and when a campaign has many annotators:
+
+- **agreement**: a one-sided Fisher exact test of the annotator's agreements and disagreements
+  with the others against everyone else's pooled (:func:`agreement_tests`), Holm-corrected
+  across the annotators. A modified z-score is undefined there: one 0.95 beside three 1.00
+  scored minus infinity and marked an honest annotator.
+- **position bias**: the exact binomial p-value, Holm-corrected across the annotators, for the
+  mark and for leaving annotators out (``biased_annotators``).
+- **straight-lining**: one rating everywhere is what a careful annotator gives two excellent
+  answers, PRB's premise; it is marked only when another signal (too fast, low gold
+  accuracy, disagreement) marks the same annotator.
 
 Which annotators *leave the audit* (``left_out``) is a separate decision with three reasons: a
-manager excluded them, their gold accuracy is below ``min_gold_accuracy``, or their A-share
-p-value is below ``position_bias_max_p``. Both settings are optional; outliers alone leave
-nobody out.
+manager excluded them, their gold accuracy is below ``min_gold_accuracy``, or their
+Holm-corrected A-share p-value is below ``position_bias_max_p``. Both settings are optional;
+outliers alone leave nobody out.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
+from scipy import stats
 
 from prb_annotate.audit import agreement
 from prb_annotate.audit.annotators import gold_results
@@ -49,8 +58,8 @@ LEFT_OUT_REASONS = {
     POSITION_BIAS: "share of A answers biased beyond the campaign's p-value threshold",
 }
 
-# Iglewicz & Hoaglin (1993): |modified z| > 3.5 flags a potential outlier.
-MODIFIED_Z_LIMIT = 3.5
+# The family-wise error rate of the agreement mark across a campaign's annotators.
+AGREEMENT_MARK_P = 0.05
 # Fixed marks on the other measures (the p-value mark when the campaign sets no threshold).
 POSITION_P_MARK = 0.01
 FAST_SHARE_MARK = 0.5
@@ -59,35 +68,64 @@ GOLD_ACCURACY_MARK = 0.7
 OUTLIER_RULES = {
     "gold_accuracy": f"gold accuracy below {GOLD_ACCURACY_MARK:.0%} (or the campaign's minimum)",
     "agreement": (
-        f"agreement with the others far below the rest (modified z-score < -{MODIFIED_Z_LIMIT})"
+        "agrees with the others' majority less often than the rest do (one-sided Fisher exact "
+        f"test, Holm-corrected across the annotators, p < {AGREEMENT_MARK_P})"
     ),
-    "position_bias": f"A-share p-value below {POSITION_P_MARK} (or the campaign's threshold)",
+    "position_bias": (
+        f"A-share p-value, Holm-corrected across the annotators, below {POSITION_P_MARK} "
+        "(or the campaign's threshold)"
+    ),
     "fast": f"more than {FAST_SHARE_MARK:.0%} of items answered faster than the floor",
-    "straight_lining": f"more than {STRAIGHT_LINING_MARK:.0%} of annotations straight-lined",
+    "straight_lining": (
+        f"more than {STRAIGHT_LINING_MARK:.0%} of annotations straight-lined, and another mark "
+        "(fast, gold accuracy, agreement) on the same annotator"
+    ),
 }
+# Straight-lining alone is a careful annotator's answer to two excellent answers.
+STRAIGHT_LINING_CORROBORATED_BY = ("fast", "gold_accuracy", "agreement")
 
 
-def modified_z_scores(values: Iterable[float | None]) -> list[float | None]:
-    """Iglewicz & Hoaglin's modified z-score, 0.6745 (x - median) / MAD, per value.
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's (1979) step-down adjusted p-values; None stays None and is not in the family.
 
-    None stays None. When the median absolute deviation is 0 (half the values or more are
-    equal) the score is undefined: 0 for the values at the median, +-inf for the others.
+    The i-th smallest of m p-values is multiplied by m - i + 1 (i from 1), then made
+    non-decreasing in that order and capped at 1: rejecting where the adjusted value is below
+    a level keeps the chance of any false rejection within that level, whatever the
+    dependence between the tests.
     """
-    values = list(values)
-    numbers = [value for value in values if value is not None and math.isfinite(value)]
-    if not numbers:
-        return [None for _ in values]
-    median = float(np.median(numbers))
-    mad = float(np.median([abs(value - median) for value in numbers]))
-    scores: list[float | None] = []
-    for value in values:
-        if value is None or not math.isfinite(value):
-            scores.append(None)
-        elif mad == 0:
-            scores.append(0.0 if value == median else math.copysign(math.inf, value - median))
-        else:
-            scores.append(0.6745 * (value - median) / mad)
-    return scores
+    present = [(value, index) for index, value in enumerate(p_values) if value is not None]
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (value, index) in enumerate(sorted(present)):
+        running = max(running, min(1.0, (len(present) - rank) * value))
+        adjusted[index] = running
+    return adjusted
+
+
+def agreement_tests(
+    agreeing: Sequence[int], counted: Sequence[int]
+) -> list[tuple[float | None, float | None]]:
+    """Per annotator: (p-value, Holm-adjusted p-value) that they agree less than the rest.
+
+    One-sided Fisher exact test of the 2 x 2 table (this annotator's agreements and
+    disagreements with the others' majority; everyone else's, pooled). Exact, so it holds
+    when everyone else agrees every time, where a z-score is infinite. None for an annotator
+    with nothing counted.
+    """
+    total_agreeing, total_counted = sum(agreeing), sum(counted)
+    p_values: list[float | None] = []
+    for own_agreeing, own_counted in zip(agreeing, counted, strict=True):
+        rest_agreeing = total_agreeing - own_agreeing
+        rest_counted = total_counted - own_counted
+        if own_counted == 0 or rest_counted == 0:
+            p_values.append(None)
+            continue
+        table = [
+            [own_agreeing, own_counted - own_agreeing],
+            [rest_agreeing, rest_counted - rest_agreeing],
+        ]
+        p_values.append(float(stats.fisher_exact(table, alternative="less").pvalue))
+    return list(zip(p_values, holm(p_values), strict=True))
 
 
 def a_share_test(a_answers: int, b_answers: int) -> tuple[float | None, float | None]:
@@ -141,7 +179,8 @@ def annotator_quality(
     units = pd.Index(sorted(rows["pair_id"].unique()))
     fit = NOMINAL_QUESTIONS[0]
     matrix = ratings_matrix(rows, fit, names, units)
-    loo_share, loo_units = agreement.leave_one_out_agreement(matrix, question_domain(fit))
+    loo_agreeing, loo_units = agreement.leave_one_out_counts(matrix, question_domain(fit))
+    agreement_p = agreement_tests(loo_agreeing.tolist(), loo_units.tolist())
     gold = gold_results(frame, items)
     rating_columns = [
         column
@@ -168,8 +207,13 @@ def annotator_quality(
                 "gold_accuracy": (
                     float(gold_row["gold_accuracy"]) if gold_row is not None else None
                 ),
-                "agreement": _finite(loo_share[index]),
+                "agreement": (
+                    float(loo_agreeing[index] / loo_units[index]) if loo_units[index] else None
+                ),
                 "agreement_units": int(loo_units[index]),
+                "agreement_count": int(loo_agreeing[index]),
+                "agreement_p_value": agreement_p[index][0],
+                "agreement_p_holm": agreement_p[index][1],
                 "share_a": share_a,
                 "position_p_value": p_value,
                 "median_seconds": float(times.median()) / 1000 if len(times) else None,
@@ -185,16 +229,18 @@ def annotator_quality(
 def _mark_outliers(table: list[dict[str, Any]], settings: QualitySettings) -> None:
     gold_mark = settings.min_gold_accuracy or GOLD_ACCURACY_MARK
     p_mark = settings.position_bias_max_p or POSITION_P_MARK
-    z_scores = modified_z_scores([row["agreement"] for row in table])
-    for row, z in zip(table, z_scores, strict=True):
-        row["agreement_z"] = z
+    position_holm = holm([row["position_p_value"] for row in table])
+    for row, position_p_holm in zip(table, position_holm, strict=True):
+        row["position_p_holm"] = position_p_holm
         marks = {
             "gold_accuracy": _below(row["gold_accuracy"], gold_mark),
-            "agreement": z is not None and z < -MODIFIED_Z_LIMIT,
-            "position_bias": _below(row["position_p_value"], p_mark),
+            "agreement": _below(row["agreement_p_holm"], AGREEMENT_MARK_P),
+            "position_bias": _below(position_p_holm, p_mark),
             "fast": _above(row["fast_share"], FAST_SHARE_MARK),
-            "straight_lining": _above(row["straight_lining_share"], STRAIGHT_LINING_MARK),
         }
+        marks["straight_lining"] = _above(
+            row["straight_lining_share"], STRAIGHT_LINING_MARK
+        ) and any(marks[name] for name in STRAIGHT_LINING_CORROBORATED_BY)
         row["outliers"] = [name for name, marked in marks.items() if marked]
 
 
@@ -206,10 +252,6 @@ def _above(value: float | None, mark: float) -> bool:
     return value is not None and value > mark
 
 
-def _finite(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
-
-
 # --------------------------------------------------------------------------------------------
 # Who leaves the audit
 
@@ -217,15 +259,18 @@ def _finite(value: float) -> float | None:
 def biased_annotators(
     position_counts: Mapping[str, tuple[int, int]], max_p: float | None
 ) -> set[str]:
-    """Annotators whose (A answers, B answers) give a binomial p-value below ``max_p``."""
+    """Annotators whose (A answers, B answers) give a Holm-adjusted binomial p-value below
+    ``max_p``, the family being every annotator with an A or B answer: 30 honest annotators
+    tested at 0.05 one by one would leave one out about a third of the time."""
     if max_p is None:
         return set()
-    biased = set()
-    for name, (a_answers, b_answers) in position_counts.items():
-        _, p_value = a_share_test(a_answers, b_answers)
-        if p_value is not None and p_value < max_p:
-            biased.add(name)
-    return biased
+    names = list(position_counts)
+    p_values = [a_share_test(*position_counts[name])[1] for name in names]
+    return {
+        name
+        for name, adjusted in zip(names, holm(p_values), strict=True)
+        if adjusted is not None and adjusted < max_p
+    }
 
 
 def left_out(

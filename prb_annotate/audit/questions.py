@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from prb_annotate.audit import agreement
+from prb_annotate.audit import agreement, intervals
 from prb_annotate.audit.rule import DIFFERENTIATOR, RUBRIC_FIT, SIDES, Thresholds, quality_column
 
 
@@ -72,6 +72,37 @@ COEFFICIENTS: dict[str, list[tuple[str, str, agreement.Coefficient, dict[str, An
 }
 # Cohen's kappa between annotators: unweighted for choices, quadratic weights for ratings.
 PAIRWISE_WEIGHTS: dict[str, agreement.WeightKind] = {"nominal": "identity", "ordinal": "quadratic"}
+
+
+# (alpha key, Gwet key) compared per kind of question, and how far apart they must be for the
+# page to explain it: a gap of 0.3 on a scale whose useful range is 0 to 1 changes the reading
+# of the coefficient (Krippendorff's 0.667 and 0.800 marks are 0.13 apart).
+PARADOX_PAIRS = {"nominal": ("alpha_nominal", "ac1"), "ordinal": ("alpha_ordinal", "ac2_ordinal")}
+PARADOX_GAP = 0.3
+
+
+def prevalence_paradox(
+    coefficients: list[dict[str, Any]], kind: str, share: float | None
+) -> str | None:
+    """One sentence when alpha and Gwet's coefficient disagree strongly, or None.
+
+    When one answer dominates, chance agreement as alpha computes it (from the answers'
+    shares) is close to 1, so the few disagreements weigh heavily; Gwet's chance agreement
+    shrinks as one answer dominates, so AC1/AC2 stays high: the prevalence paradox
+    (Feinstein & Cicchetti 1990; Gwet 2008).
+    """
+    alpha_key, gwet_key = PARADOX_PAIRS[kind]
+    by_key = {coefficient["key"]: coefficient.get("value") for coefficient in coefficients}
+    alpha, gwet = by_key.get(alpha_key), by_key.get(gwet_key)
+    if alpha is None or gwet is None or share is None or abs(gwet - alpha) < PARADOX_GAP:
+        return None
+    name = "AC1" if kind == "nominal" else "AC2"
+    return (
+        f"Alpha ({alpha:.2f}) and {name} ({gwet:.2f}) disagree because one answer makes up "
+        f"{share:.0%} of the ratings: the more one answer dominates, the more agreement alpha "
+        f"expects by chance and the less {name} does, so the same disagreements cost alpha far "
+        "more (the prevalence paradox)."
+    )
 
 
 def ratings_matrix(
@@ -133,6 +164,8 @@ def agreement_by_question(
             for (key, label, _, _), estimate in zip(wanted, found, strict=True)
         ]
         pairwise = agreement.pairwise_cohen_kappa(matrix, domain, PAIRWISE_WEIGHTS[question.kind])
+        patterns, sizes = agreement.count_patterns(prepared.counts)
+        share = intervals.prevalence(patterns, sizes)
         results.append(
             {
                 "question": question.name,
@@ -144,6 +177,8 @@ def agreement_by_question(
                 "coefficients": coefficients,
                 "pairwise_kappa": _pairwise_rows(pairwise, annotators),
                 "pairwise_weights": PAIRWISE_WEIGHTS[question.kind],
+                "prevalence": share,
+                "paradox": prevalence_paradox(coefficients, question.kind, share),
             }
         )
     return results

@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from prb_annotate.audit import charts as svg
-from prb_annotate.audit import model_report, ppi_report, sample_report
+from prb_annotate.audit import intervals, model_report, ppi_report, sample_report
 
 DASH = "—"
 # Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions.
@@ -39,6 +39,8 @@ SHORT = {
     "fleiss_kappa": "Fleiss κ",
     "percent_agreement": "% agreement",
 }
+# How the page and the text name ``intervals.DEFAULT_METHOD`` (docs/statistics.md).
+INTERVAL_METHOD_TEXT = "Bayesian bootstrap over pairs with a weak prior on every answer pattern"
 PAIR_LIST_LIMIT = 200
 FLAG_LIST_LIMIT = 100
 
@@ -59,13 +61,24 @@ def p_value(value: float | None) -> str:
 
 
 def estimate(coefficient: dict[str, Any]) -> str:
-    """ "0.743 [0.612, 0.851]"; "undefined" when the coefficient has no value."""
+    """ "0.743 [0.612, 0.851]"; "1.000 (unreliable)" when its interval cannot be
+    trusted (its reason is a note: :func:`interval_note`); "undefined" without a value."""
     if coefficient.get("value") is None:
         return "undefined"
     text = number(coefficient["value"])
+    if coefficient.get("reliable") is False:
+        return f"{text} (unreliable)"
     if coefficient.get("ci_low") is not None:
         text += f" [{number(coefficient['ci_low'])}, {number(coefficient['ci_high'])}]"
     return text
+
+
+def interval_note(coefficient: dict[str, Any]) -> str:
+    """The coefficient's note, and "unreliable: <reason>" when its interval is unreliable."""
+    parts = [coefficient.get("note") or ""]
+    if coefficient.get("value") is not None and coefficient.get("reliable") is False:
+        parts.append(intervals.unreliable_text(coefficient.get("reason") or ""))
+    return "; ".join(part for part in parts if part)
 
 
 def share(entry: dict[str, Any]) -> str:
@@ -79,6 +92,15 @@ def share(entry: dict[str, Any]) -> str:
 
 
 def _interval(label: str, coefficient: dict[str, Any]) -> svg.Interval:
+    """A chart row; an unreliable interval is drawn as its point alone, never as bounds."""
+    if coefficient.get("reliable") is False:
+        return svg.Interval(
+            f"{label} (unreliable)",
+            coefficient.get("value"),
+            None,
+            None,
+            interval_note(coefficient),
+        )
     return svg.Interval(
         label,
         coefficient.get("value"),
@@ -114,6 +136,7 @@ def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
                     "label": question["label"],
                     "units": question["units"],
                     "units_rated_twice": question["units_rated_twice"],
+                    "paradox": question.get("paradox"),
                     "cells": [
                         {"text": estimate(by_key[key]), "note": _footnote(notes, by_key[key])}
                         for key in columns
@@ -137,7 +160,7 @@ def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _footnote(notes: list[str], coefficient: dict[str, Any]) -> int | None:
     """The 1-based number of the coefficient's note in ``notes`` (added when new), or None."""
-    note = coefficient.get("note")
+    note = interval_note(coefficient)
     if not note:
         return None
     if note not in notes:
@@ -175,7 +198,7 @@ def charts(report: dict[str, Any]) -> dict[str, SafeString]:
         for name, chart in {
             "agreement": svg.interval_chart(
                 agreement_rows,
-                title="Agreement per question with 95% bootstrap intervals",
+                title="Agreement per question with 95% intervals (Bayesian bootstrap)",
                 marks=ALPHA_MARKS,
             ),
             "validity": svg.share_chart(
@@ -193,6 +216,7 @@ def context(report: dict[str, Any]) -> dict[str, Any]:
     flags = report["consistency"]["flags"]
     return {
         "report": report,
+        "interval_method": INTERVAL_METHOD_TEXT,
         "charts": charts(report),
         "agreement_tables": agreement_tables(report),
         "pairs_not_validated": not_validated[:PAIR_LIST_LIMIT],
@@ -273,8 +297,8 @@ def render_text(report: dict[str, Any]) -> str:
             f"{alone['undecided']} undecided"
         )
     lines.append(
-        f"bootstrap: {settings['resamples']} resamples, seed {settings['seed']}, "
-        f"{settings['confidence']:.0%} intervals"
+        f"agreement intervals: {INTERVAL_METHOD_TEXT}, {settings['resamples']} resamples, "
+        f"seed {settings['seed']}, {settings['confidence']:.0%} intervals"
     )
     if report.get("left_out"):
         lines.append(
@@ -292,6 +316,9 @@ def render_text(report: dict[str, Any]) -> str:
                 mark = f" [{cell['note']}]" if cell["note"] else ""
                 lines.append(f"    {header['label']}: {cell['text']}{mark}")
         lines += [f"  [{number}] {note}" for number, note in enumerate(table["notes"], 1)]
+        lines += [
+            f"  {row['question']}: {row['paradox']}" for row in table["rows"] if row["paradox"]
+        ]
 
     lines += ["", "Validity (share of decided pairs)"]
     lines.append(f"  overall: {share(report['validity']['overall']['validated_share'])}")

@@ -40,6 +40,10 @@ Counts = dict[str, dict[str, int]]
 WrittenConfig = tuple[str, str, ExportedFile]
 
 
+# What the manifest keeps of each agreement coefficient.
+INTERVAL_KEYS = ("value", "ci_low", "ci_high", "method", "reliable", "reason")
+
+
 # --- counts and agreement, gathered over the slices ----------------------------------------
 
 
@@ -92,7 +96,8 @@ def agreement_summary(
 
 
 def question_agreement(question: dict[str, Any]) -> dict[str, Any]:
-    """One question's agreement as the manifest has it: each coefficient with its interval."""
+    """One question's agreement as the manifest has it: each coefficient with its interval,
+    the interval's method and whether it can be trusted (``audit/intervals.py``)."""
     return {
         "question": question["question"],
         "label": question["label"],
@@ -100,9 +105,7 @@ def question_agreement(question: dict[str, Any]) -> dict[str, Any]:
         "units": question["units"],
         "ratings": question["ratings"],
         "coefficients": {
-            coefficient["key"]: {
-                key: coefficient.get(key) for key in ("value", "ci_low", "ci_high")
-            }
+            coefficient["key"]: {key: coefficient.get(key) for key in INTERVAL_KEYS}
             for coefficient in question["coefficients"]
         },
     }

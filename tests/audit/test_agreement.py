@@ -372,7 +372,8 @@ def test_the_grouped_bootstrap_resamples_like_drawing_units_one_by_one():
     resamples = 2000
 
     prepared = agreement.AgreementData.from_data(data, FIVE)
-    ours = prepared.estimate("alpha", agreement.Bootstrap(resamples, seed=1), level="ordinal")
+    percentile = agreement.Bootstrap(resamples, seed=1, method="percentile")
+    ours = prepared.estimate("alpha", percentile, level="ordinal")
 
     draws = rng.integers(0, data.shape[1], (resamples, data.shape[1]))
     direct = np.array([agreement.krippendorff_alpha(data[:, d], "ordinal", FIVE) for d in draws])

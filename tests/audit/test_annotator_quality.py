@@ -1,6 +1,5 @@
 """Annotator quality control: the pure statistics, each against a worked example."""
 
-import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,18 +13,33 @@ from prb_annotate.campaigns.progress import completion_times
 CRITERIA = ("correctness", "relevance")
 
 
-def test_it_computes_the_modified_z_score_of_iglewicz_and_hoaglin() -> None:
-    """Median 0.87, absolute deviations 0.03 0.02 0.01 0 0.57, so MAD = 0.02; the fifth value
-    scores 0.6745 x (0.30 - 0.87) / 0.02 = -19.22, far past the -3.5 mark."""
-    scores = quality.modified_z_scores([0.90, 0.85, 0.88, 0.87, 0.30])
-    assert scores[0] == pytest.approx(0.6745 * 0.03 / 0.02)
-    assert scores[3] == 0.0
-    assert scores[4] == pytest.approx(-19.22325)
-    assert quality.modified_z_scores([None, 0.5]) == [None, 0.0]
+def test_it_adjusts_p_values_by_holms_step_down() -> None:
+    """Holm (1979) on 0.01, 0.04, 0.03, 0.005 (m = 4): sorted 0.005 0.01 0.03 0.04 times 4 3 2 1
+    give 0.02 0.03 0.06 0.04, made non-decreasing: 0.02 0.03 0.06 0.06. None is not tested."""
+    adjusted = quality.holm([0.01, 0.04, None, 0.03, 0.005])
+    assert adjusted == pytest.approx([0.03, 0.06, None, 0.06, 0.02])
+    assert quality.holm([0.6, 0.9]) == [1.0, 1.0]
 
 
-def test_it_gives_an_undefined_modified_z_score_as_infinite_when_most_values_are_equal() -> None:
-    assert quality.modified_z_scores([0.8, 0.8, 0.8, 0.2]) == [0.0, 0.0, 0.0, -math.inf]
+def test_it_tests_agreement_against_the_rest_exactly_when_the_rest_agree_perfectly() -> None:
+    """19 of 20 beside three annotators at 20 of 20: Fisher's one-sided p is the chance that
+    the one disagreement of 80 answers falls among this annotator's 20, 20/80 = 0.25 (a
+    modified z-score was minus infinity here). Holm over four: 4 x 0.25 = 1."""
+    tests = quality.agreement_tests([19, 20, 20, 20], [20, 20, 20, 20])
+    assert tests[0] == pytest.approx((0.25, 1.0))
+    assert tests[1] == (1.0, 1.0)
+    assert quality.agreement_tests([0, 5], [0, 5]) == [(None, None), (None, None)]
+
+
+def test_it_marks_an_annotator_who_disagrees_far_more_than_the_rest() -> None:
+    """8 of 20 beside three at 19 of 20: Fisher's p is about 2e-7, far below 0.05 after Holm."""
+    tests = quality.agreement_tests([8, 19, 19, 19], [20, 20, 20, 20])
+    p_value, p_holm = tests[0]
+    assert p_value is not None
+    assert p_holm is not None
+    assert p_holm == pytest.approx(4 * p_value)
+    assert p_holm < quality.AGREEMENT_MARK_P
+    assert all(p is not None and p > 0.05 for _, p in tests[1:])
 
 
 def test_it_tests_the_share_of_a_answers_with_the_exact_binomial() -> None:
@@ -125,25 +139,49 @@ def test_it_builds_one_quality_row_per_annotator_as_worked_out_by_hand() -> None
     assert rows["r1"]["straight_lining_share"] == 0.0
     assert rows["r1"]["annotations"] == 4
 
+    # Agreement counts as above; with every count this small no Fisher test comes near 0.05.
+    assert (rows["r1"]["agreement_count"], rows["r2"]["agreement_count"]) == (2, 2)
+    assert all(row["agreement_p_holm"] > 0.05 for row in rows.values())
+    # Holm over the three A-share p-values (0.125, 1, 1): 0.375 for r1.
+    assert rows["r1"]["position_p_holm"] == pytest.approx(0.375)
+
     assert rows["r1"]["outliers"] == ["gold_accuracy"]
-    assert rows["r2"]["outliers"] == ["straight_lining"]
+    # r2 rates every answer 4 on every criterion: straight-lined, but nothing else points the
+    # same way (not fast, gold right, agrees), and one rating everywhere is what a careful
+    # annotator gives two excellent answers. It was marked under the old rule.
+    assert rows["r2"]["outliers"] == []
     assert rows["r3"]["outliers"] == []
+
+
+def test_it_marks_straight_lining_only_when_another_signal_agrees() -> None:
+    """The same r2, now answering in 4 s a pair: fast, and its straight-lining is marked too."""
+    frame, items = quality_frame()
+    frame.loc[frame["annotator"] == "r2", "time_on_task_ms"] = 4000
+    settings = quality.QualitySettings(quality_criteria=CRITERIA, fast_answer_seconds=10)
+    rows = {row["annotator"]: row for row in quality.annotator_quality(frame, items, settings)}
+    assert rows["r2"]["outliers"] == ["fast", "straight_lining"]
 
 
 def test_it_marks_what_crosses_the_campaign_thresholds() -> None:
     frame, items = quality_frame()
     settings = quality.QualitySettings(
-        quality_criteria=CRITERIA, fast_answer_seconds=13, position_bias_max_p=0.2
+        quality_criteria=CRITERIA, fast_answer_seconds=13, position_bias_max_p=0.4
     )
     rows = quality.annotator_quality(frame, items, settings, left_out={"r1": "manager_excluded"})
     r1 = rows[0]
+    # Holm: 3 x 0.125 = 0.375 is below the campaign's 0.4 (it was 0.125 against 0.2 before
+    # the correction; 0.375 is not below 0.2).
     assert r1["left_out"] == "manager_excluded"
     assert r1["outliers"] == ["gold_accuracy", "position_bias", "fast"]
 
 
-def test_it_leaves_out_biased_annotators_below_the_p_value_threshold() -> None:
-    counts = {"even": (6, 6), "biased": (12, 0), "few": (2, 0)}
+def test_it_leaves_out_biased_annotators_below_the_holm_adjusted_threshold() -> None:
+    """12 of 12 A: p = 2/4096 = 0.000488, Holm's first step x 3 = 0.00146 < 0.01. 9 of 10 A:
+    p = 22/1024 = 0.0215, Holm's second step x 2 = 0.043: out at 0.05, in at 0.04."""
+    counts = {"even": (6, 6), "biased": (12, 0), "leaning": (9, 1)}
     assert quality.biased_annotators(counts, 0.01) == {"biased"}
+    assert quality.biased_annotators(counts, 0.05) == {"biased", "leaning"}
+    assert quality.biased_annotators(counts, 0.04) == {"biased"}
     assert quality.biased_annotators(counts, None) == set()
 
 
@@ -173,27 +211,29 @@ def test_it_draws_completion_without_a_style_attribute() -> None:
     assert "<polyline" in chart
 
 
-def test_the_api_writes_an_infinite_z_score_as_null() -> None:
-    """Most annotators agreeing equally makes the others' score infinite, which JSON cannot
-    carry: the API writes null, and the outlier mark still says it."""
+def test_the_api_gives_the_agreement_test_when_most_annotators_agree_perfectly() -> None:
+    """One 0.95 beside three 1.00 once scored a z of minus infinity and was marked; now its
+    Fisher p-value is 0.25, nothing is marked, and every figure is a finite number in JSON."""
     from rest_framework.renderers import JSONRenderer
 
     from prb_annotate.api.serializers import AnnotatorQualitySerializer
 
+    tests = quality.agreement_tests([19, 20, 20, 20], [20] * 4)
     table: list[dict[str, Any]] = [
-        {"annotator": name, "agreement": value, "gold_accuracy": None, "position_p_value": None}
-        | {"fast_share": None, "straight_lining_share": None}
-        for name, value in (("a", 0.8), ("b", 0.8), ("c", 0.8), ("d", 0.2))
+        {"annotator": name, "agreement": agreeing / 20, "agreement_count": agreeing}
+        | {"agreement_p_value": p, "agreement_p_holm": p_holm, "agreement_units": 20}
+        | {"gold_accuracy": None, "position_p_value": None}
+        | {"fast_share": None, "straight_lining_share": 1.0}
+        for name, agreeing, (p, p_holm) in zip("abcd", (19, 20, 20, 20), tests, strict=True)
     ]
     quality._mark_outliers(table, quality.QualitySettings(quality_criteria=()))
-    assert table[3]["agreement_z"] == -math.inf
-    assert "agreement" in table[3]["outliers"]
+    assert [row["outliers"] for row in table] == [[], [], [], []]
     rows = [
         row
-        | {"annotator_id": n, "annotations": 1, "gold_answered": 0, "agreement_units": 1}
+        | {"annotator_id": n, "annotations": 20, "gold_answered": 0}
         | {"share_a": None, "median_seconds": None, "left_out": None}
         for n, row in enumerate(table)
     ]
     data = AnnotatorQualitySerializer(rows, many=True).data
-    assert [row["agreement_z"] for row in data] == [0.0, 0.0, 0.0, None]
-    JSONRenderer().render(data)  # strict JSON: no Infinity
+    assert [row["agreement_p_value"] for row in data] == pytest.approx([0.25, 1, 1, 1])
+    assert b"Infinity" not in JSONRenderer().render(data)

@@ -123,7 +123,10 @@ def test_it_lays_out_one_folder_per_category_with_a_manifest_and_a_card(
         q for q in manifest["agreement"]["questions"] if q["question"] == "differentiator"
     )
     alpha = differentiator["coefficients"]["alpha_nominal"]
-    assert set(alpha) == {"value", "ci_low", "ci_high"}
+    assert set(alpha) == {"value", "ci_low", "ci_high", "method", "reliable", "reason"}
+    # A dozen pairs: below the 30 under which the intervals' coverage is not promised.
+    assert alpha["reliable"] is False
+    assert alpha["reason"].startswith("fewer than 30 pairs")
     assert manifest["agreement"]["validated_share"]["count"] == 7
 
     card = (out / "README.md").read_text()
@@ -471,7 +474,8 @@ def test_it_reads_the_same_verdicts_and_agreement_as_the_audit(
         assert mine["ratings"] == theirs["ratings"]
         for coefficient in theirs["coefficients"]:
             assert mine["coefficients"][coefficient["key"]] == {
-                key: coefficient[key] for key in ("value", "ci_low", "ci_high")
+                key: coefficient[key]
+                for key in ("value", "ci_low", "ci_high", "method", "reliable", "reason")
             }
     assert agreement["validated_share"] == report["validity"]["overall"]["validated_share"]
     assert agreement["validated_share_by_category"] == {

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils.html import escape
 
 from prb_annotate.audit import report as audit_report
 from prb_annotate.models import CampaignItem, Membership
@@ -152,3 +153,32 @@ def test_it_asks_for_an_extra_annotator_from_the_page(campaign, manager, annotat
     assert split.extra_annotations == 2
     annotate(split, annotators(1, prefix="late")[0], fit="rejected")
     assert "Ask one more annotator" not in client.get(page_url(campaign)).content.decode()
+
+
+def test_it_marks_every_interval_of_a_small_audit_unreliable_with_its_reason(
+    campaign, manager, login
+):
+    """Six pairs rated twice: below the 30 pairs under which the intervals' coverage was not met
+    (docs/statistics.md). The JSON says so with the method and the reason; the page and the
+    text show "unreliable: <reason>" and no interval bounds for those coefficients."""
+    client = login(manager)
+    data = client.get(f"/campaigns/{campaign.pk}/audit.json").json()
+    rubric = next(q for q in data["agreement"] if q["question"] == "rubric_fit")
+    ac1 = next(c for c in rubric["coefficients"] if c["key"] == "ac1")
+    assert ac1["method"] == "bayesian_prior"
+    assert ac1["reliable"] is False
+    assert ac1["reason"].startswith("fewer than 30 pairs (n = 6 pairs rated twice, prevalence ")
+    html = client.get(page_url(campaign)).content.decode()
+    text = audit_report.render_text(data)
+    for shown in (html, text):
+        assert "(unreliable)" in shown
+        assert f"unreliable: {ac1['reason']}" in shown
+    assert "[1.000, 1.000]" not in html + text
+    api = client.get(f"/api/campaigns/{campaign.pk}/agreement/").json()
+    api_rubric = next(q for q in api["questions"] if q["question"] == "rubric_fit")
+    assert {c["key"]: c["reliable"] for c in api_rubric["coefficients"]}["ac1"] is False
+    # Mostly "chosen": alpha 0.07 beside AC1 0.53, and the page says why in one sentence.
+    assert rubric["paradox"] == api_rubric["paradox"]
+    assert rubric["paradox"].startswith("Alpha (0.07) and AC1 (0.53) disagree because one answer")
+    assert escape(rubric["paradox"]) in html
+    assert f"rubric_fit: {rubric['paradox']}" in text

@@ -136,6 +136,14 @@ def test_it_serves_quality_and_exclusions_in_the_api(
     assert [row["annotator"] for row in rows] == ["annotator00", "annotator01"]
     assert rows[0]["annotations"] == 12
     assert rows[0]["left_out"] is None
+    # The two annotators agree on all 12 pairs: nothing to test against, Fisher's p is 1.
+    assert (rows[0]["agreement_count"], rows[0]["agreement_units"]) == (12, 12)
+    assert (rows[0]["agreement_p_value"], rows[0]["agreement_p_holm"]) == (1.0, 1.0)
+    assert rows[0]["position_p_holm"] >= rows[0]["position_p_value"]
+    assert rows[0]["outliers"] == []
+    html = dashboard(client, campaign)
+    assert "12 of 12, Holm p 1.000" in html
+    assert "corrected for testing every annotator (Holm)" in html
 
     refused = send(client, "POST", f"{base}/exclusions/", {"annotator": "annotator00"})
     assert refused.status_code == 400
