@@ -1,6 +1,7 @@
 """Number formats of the audit page: the same functions the text report uses."""
 
 from django import template
+from django.utils.html import format_html
 
 from prb_annotate.audit import report as audit_report
 from prb_annotate.audit import rule
@@ -38,6 +39,19 @@ def sortkey(value: object) -> str:
 def reason_label(code: str) -> str:
     """A verdict or adjudication reason code in words."""
     return rule.ADJUDICATION_REASON_LABELS.get(code, code)
+
+
+@register.filter
+def reason(code: str) -> str:
+    """A reason code as words, the code and its explanation in the tooltip."""
+    explained = rule.ADJUDICATION_REASON_LABELS.get(code)
+    tooltip = f"{code}: {explained}" if explained else code
+    return format_html(
+        '<span class="reason" title="{}" data-reason="{}">{}</span>',
+        tooltip,
+        code,
+        rule.reason_words(code),
+    )
 
 
 @register.filter
