@@ -139,11 +139,11 @@ RULE_STEPS = [
     "chosen and for the rejected answer, over as many ratings as the pair requires (with fewer, "
     "the pair waits, “ratings missing”, unless even top ratings could not reach the threshold).",
     "A majority (a share strictly above the majority threshold, never below 0.5) names personal "
-    "preference as the main difference; a majority naming both quality and preference excludes it as "
-    "“differs in quality too”.",
-    "A majority prefers the dataset's chosen answer; a majority against it is “called a tie” when "
-    "most call it a tie, “chosen answer not preferred” otherwise. When no answer has more votes than the "
-    "chosen one (1-1-1: chosen, rejected, tie) the vote is split.",
+    "preference as the main difference; a majority naming both quality and preference "
+    "excludes it as “differs in quality too”.",
+    "A majority prefers the dataset's chosen answer; a majority against it is “called a tie” "
+    "when most call it a tie, “chosen answer not preferred” otherwise. When no answer has more "
+    "votes than the chosen one (1-1-1: chosen, rejected, tie) the vote is split.",
     "A majority did not flag it as unusable.",
 ]
 
