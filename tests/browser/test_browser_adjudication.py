@@ -43,7 +43,10 @@ def test_a_manager_adjudicates_a_failing_pair_from_the_audit(
     with page.expect_navigation():
         page.click("#pairs a:text('p0001')")
     assert page.text_content("#verdict-value") == "excluded"
-    assert "label_tie" in (page.text_content("#verdict") or "")
+    # The reason in words, its code in the tooltip.
+    reason = page.locator("#verdict-reasons [data-reason=label_tie]")
+    assert reason.text_content() == "called a tie"
+    assert (reason.get_attribute("title") or "").startswith("label_tie: ")
     assert "Both answers suit a busy runner." in (page.text_content("#annotation-table") or "")
     decisive = page.locator("#checks tr.decisive").all_text_contents()
     assert any("The chosen answer fits the user better" in row for row in decisive)
