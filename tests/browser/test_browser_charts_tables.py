@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from prb_annotate.campaigns.lifecycle import create_campaign
 from prb_annotate.models import Campaign, Dataset, EvaluationRun, PairScore
-from tests.browser.test_browser_audit_layout import audited  # noqa: F401 - a fixture
+from tests.support.audit import long_named_campaign
 from tests.support.browser import ARTIFACTS, log_in
 from tests.support.sampling import TARGETS, pilot, planned_dataset
 
@@ -68,6 +68,11 @@ IDS_BROKEN = """() => Array.from(document.querySelectorAll('td.id')).filter(cell
   range.selectNodeContents(cell);
   return new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top))).size > 1;
 }).map(cell => cell.textContent)"""
+
+
+@pytest.fixture
+def audited(dataset: Dataset) -> Campaign:
+    return long_named_campaign(dataset)
 
 
 def long_ids(dataset: Dataset) -> None:
