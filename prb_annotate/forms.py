@@ -642,8 +642,12 @@ class PairFilterForm(forms.Form):
 
 
 class AdjudicationForm(forms.Form):
+    # Nothing chosen in advance: a manager names the decision every time.
     decision = forms.ChoiceField(
-        choices=[(value, label) for value, label in Adjudication.Decision.choices]
+        choices=[
+            ("", "choose a decision"),
+            *((value, label) for value, label in Adjudication.Decision.choices),
+        ]
     )
     reason = forms.ChoiceField(
         choices=[
