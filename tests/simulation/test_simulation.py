@@ -14,7 +14,14 @@ from prb_annotate.audit.campaign_audit import campaign_audit, campaign_verdicts
 from prb_annotate.campaigns.annotating import Answers
 from prb_annotate.campaigns.leaderboard import campaign_leaderboard
 from prb_annotate.management.commands.demo_setup import BASELINES
-from prb_annotate.models import Annotation, Assignment, Campaign, Dataset, EvaluationRun
+from prb_annotate.models import (
+    Annotation,
+    Assignment,
+    Campaign,
+    CampaignItem,
+    Dataset,
+    EvaluationRun,
+)
 from prb_annotate.simulation.behaviours import Behaviour, Pairing, respond, sound_answer
 from prb_annotate.simulation.demo import SIMULATED_CAMPAIGN, create_simulated_campaign
 
@@ -161,4 +168,9 @@ def test_it_sets_up_the_demo_once_with_an_evaluation(db):
     assert all(link.startswith("http://127.0.0.1:8201/") for link in links), links
     demo = Campaign.objects.exclude(pk=simulated.pk).get()
     assert demo.quota_per_annotator == 5
+    # The counts the README gives, as the dashboards count them.
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    gold = simulated.items.filter(kind=CampaignItem.Kind.GOLD).count()
+    regular = simulated.items.count() - gold
+    assert f"count {demo.items.count()} items on #1, and {regular} items and {gold} gold" in readme
     assert demo.completion_url == "http://127.0.0.1:8201/completed/"
