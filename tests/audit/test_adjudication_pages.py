@@ -163,3 +163,20 @@ def test_reason_codes_read_as_words_with_the_code_in_the_tooltip(campaign, manag
     data = client.get(reverse("campaign_audit_json", args=[campaign.pk]), {"resamples": 0}).json()
     codes = {row["reason"] for row in data["validity"]["reasons"]}
     assert "label_disagrees" in codes
+
+
+def test_the_api_queue_lists_the_same_pairs(campaign, manager, login) -> None:
+    client = login(manager)
+    url = f"/api/campaigns/{campaign.pk}/adjudication-queue/"
+
+    def ids(**query: str) -> list[str]:
+        response = client.get(url, query)
+        assert response.status_code == 200
+        return [row["external_id"] for row in response.json()["results"]]
+
+    assert ids() == ["p0002"]
+    assert ids(show="validated") == ["p0000", "p0003"]
+    assert ids(show="all") == ["p0000", "p0001", "p0002", "p0003"]
+    refused = client.get(url, {"show": "gold"})
+    assert refused.status_code == 400
+    assert "show" in refused.content.decode()
