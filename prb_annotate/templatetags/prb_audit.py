@@ -1,7 +1,8 @@
 """Number formats of the audit page: the same functions the text report uses."""
 
 from django import template
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
 
 from prb_annotate.audit import report as audit_report
 from prb_annotate.audit import rule
@@ -39,6 +40,14 @@ def sortkey(value: object) -> str:
 def reason_label(code: str) -> str:
     """A verdict or adjudication reason code in words."""
     return rule.ADJUDICATION_REASON_LABELS.get(code, code)
+
+
+@register.filter
+def breakable(text: str) -> str:
+    """A name written with underscores ("Art_and_Entertainment"), allowed to wrap after each
+    underscore, escaped."""
+    parts = (conditional_escape(part) for part in str(text).split("_"))
+    return mark_safe("_<wbr>".join(parts))  # noqa: S308 - every part is escaped
 
 
 @register.filter
