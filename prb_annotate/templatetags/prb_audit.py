@@ -51,6 +51,16 @@ def breakable(text: str) -> str:
 
 
 @register.filter
+def interval_apart(text: str) -> str:
+    """An estimate with its interval ("0.753 [0.539, 0.943]"), escaped, the interval kept on
+    one line of its own when the cell must wrap."""
+    value, bracket, interval = str(text).partition(" [")
+    if not bracket:
+        return conditional_escape(text)
+    return format_html('{} <span class="interval">[{}</span>', value, interval)
+
+
+@register.filter
 def reason(code: str) -> str:
     """A reason code as words, the code and its explanation in the tooltip."""
     explained = rule.ADJUDICATION_REASON_LABELS.get(code)
