@@ -1,6 +1,7 @@
-"""A campaign's pairs as a manager audits them: the "Pairs" list with its filters, one pair
-with every annotation, its verdict explained, gold answers and model scores, the adjudication
-form, and the queue of pairs waiting for a decision.
+"""A campaign's pairs as a manager audits them: the "Pairs" list with its filters (and its gold
+items, listed apart), one pair with every annotation, its verdict explained, gold answers and
+model scores, the adjudication panel (both answers and what differs between them beside the
+form), and the queue of pairs waiting for a decision (or the validated, excluded or all pairs).
 
 Every view calls ``managed_campaign_or_404`` first: whoever may not see the audit gets a 404.
 The list's query string (filters and sort) travels to the pair page, whose previous / next
