@@ -631,7 +631,8 @@ class PairFilterForm(forms.Form):
         required=False, choices=[("", "any"), *((v, v) for v in rule.VERDICTS)]
     )
     reason = forms.ChoiceField(
-        required=False, choices=[("", "any"), *((r, r) for r in rule.ADJUDICATION_REASONS)]
+        required=False,
+        choices=[("", "any"), *((r, rule.reason_words(r)) for r in rule.ADJUDICATION_REASONS)],
     )
     category = forms.CharField(required=False, max_length=200)
     flagged = _yes_no_field("Flagged")
@@ -650,12 +651,17 @@ class PairFilterForm(forms.Form):
 
 
 class AdjudicationForm(forms.Form):
+    # Nothing chosen in advance: a manager names the decision every time.
     decision = forms.ChoiceField(
-        choices=[(value, label) for value, label in Adjudication.Decision.choices]
+        choices=[
+            ("", "choose a decision"),
+            *((value, label) for value, label in Adjudication.Decision.choices),
+        ]
     )
     reason = forms.ChoiceField(
         choices=[
-            (code, f"{code}: {label}") for code, label in rule.ADJUDICATION_REASON_LABELS.items()
+            (code, f"{rule.reason_words(code)}: {label}")
+            for code, label in rule.ADJUDICATION_REASON_LABELS.items()
         ]
     )
     note = forms.CharField(

@@ -18,7 +18,7 @@ from django.db.models import Count, Q, QuerySet
 from django.http import FileResponse, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.exceptions import NotFound
@@ -526,15 +526,30 @@ class AdjudicationList(generics.ListCreateAPIView[Adjudication]):
             raise serializers.ValidationError(error.message_dict) from error
 
 
+@extend_schema(
+    parameters=[
+        OpenApiParameter(
+            "show",
+            str,
+            enum=list(decisions.QUEUE_LISTS),
+            description="undecided (the default), validated, excluded or all",
+        )
+    ]
+)
 class AdjudicationQueue(generics.ListAPIView[PairVerdict]):  # type: ignore[type-var]
-    """Undecided pairs nobody adjudicated: split votes with all annotations in first."""
+    """Undecided pairs nobody adjudicated, split votes with all annotations in first; with
+    ``show=validated``, ``excluded`` or ``all`` those pairs instead, by record id."""
 
     serializer_class = api.VerdictSerializer
     pagination_class = Pagination
 
     def get_queryset(self) -> list[PairVerdict]:  # type: ignore[override]
         campaign = managed_campaign(self.request, self.kwargs["campaign_id"])
-        return decisions.adjudication_queue(campaign_verdicts(campaign).values())
+        shown = self.request.query_params.get("show") or "undecided"
+        if shown not in decisions.QUEUE_LISTS:
+            lists = ", ".join(decisions.QUEUE_LISTS)
+            raise serializers.ValidationError({"show": [f"Use one of {lists}, not {shown!r}."]})
+        return decisions.queue_list(campaign_verdicts(campaign).values(), shown)
 
 
 class _NoFormatOverride:

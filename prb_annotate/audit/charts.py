@@ -20,6 +20,16 @@ LINE = "#d9dee5"
 ACCENT = "#2457c5"
 GOOD = "#1f7a3a"
 BAD = "#b3261e"
+# Each colour as a class (app.css maps it to the page theme, light or dark) and, for a chart
+# read without that stylesheet, the light theme's colour as a presentation attribute.
+INK_FILL = f'class="c-ink" fill="{INK}"'
+MUTED_FILL = f'class="c-muted" fill="{MUTED}"'
+GRID_STROKE = f'class="c-grid" stroke="{LINE}"'
+MARK_STROKE = f'class="c-mark" stroke="{MUTED}"'
+ACCENT_STROKE = f'class="c-accent" stroke="{ACCENT}"'
+INK_STROKE = f'class="c-ink-line" stroke="{INK}"'
+GOOD_FILL = f'class="c-good" fill="{GOOD}"'
+BAD_FILL = f'class="c-bad" fill="{BAD}"'
 
 
 @dataclass(frozen=True)
@@ -68,15 +78,15 @@ def _axis(
         x = scale(tick)
         parts.append(
             f'<line x1="{x:.1f}" y1="{TOP - 6}" x2="{x:.1f}" y2="{height - BOTTOM}" '
-            f'stroke="{LINE}"/>'
-            f'<text x="{x:.1f}" y="{TOP - 10}" text-anchor="middle" fill="{MUTED}">'
+            f"{GRID_STROKE}/>"
+            f'<text x="{x:.1f}" y="{TOP - 10}" text-anchor="middle" {MUTED_FILL}>'
             f"{tick:g}</text>"
         )
     for mark in marks:
         x = scale(mark)
         parts.append(
             f'<line x1="{x:.1f}" y1="{TOP - 6}" x2="{x:.1f}" y2="{height - BOTTOM}" '
-            f'stroke="{MUTED}" stroke-dasharray="3 3"/>'
+            f'{MARK_STROKE} stroke-dasharray="3 3"/>'
         )
     return parts
 
@@ -107,25 +117,25 @@ def interval_chart(
     for index, row in enumerate(rows):
         y = TOP + ROW_HEIGHT * index + ROW_HEIGHT / 2
         parts.append(
-            f'<text x="{LABEL_WIDTH - 8}" y="{y + 4:.1f}" text-anchor="end" fill="{INK}">'
+            f'<text x="{LABEL_WIDTH - 8}" y="{y + 4:.1f}" text-anchor="end" {INK_FILL}>'
             f"{escape(row.label)}</text>"
         )
         if row.value is None:
             parts.append(
-                f'<text x="{LABEL_WIDTH + 4}" y="{y + 4:.1f}" fill="{MUTED}">'
+                f'<text x="{LABEL_WIDTH + 4}" y="{y + 4:.1f}" {MUTED_FILL}>'
                 f"{escape(row.note or 'undefined')}</text>"
             )
             continue
         if row.low is not None and row.high is not None:
             parts.append(
                 f'<line x1="{scale(row.low):.1f}" y1="{y:.1f}" x2="{scale(row.high):.1f}" '
-                f'y2="{y:.1f}" stroke="{ACCENT}" stroke-width="3" stroke-linecap="round">'
+                f'y2="{y:.1f}" {ACCENT_STROKE} stroke-width="3" stroke-linecap="round">'
                 f"<title>{row.low:.3f} to {row.high:.3f}</title></line>"
             )
         parts.append(
-            f'<circle cx="{scale(row.value):.1f}" cy="{y:.1f}" r="5" fill="{INK}">'
+            f'<circle cx="{scale(row.value):.1f}" cy="{y:.1f}" r="5" {INK_FILL}>'
             f"<title>{escape(row.label)}: {row.value:.3f}</title></circle>"
-            f'<text x="{WIDTH - RIGHT + 8}" y="{y + 4:.1f}" fill="{INK}">{row.value:.3f}</text>'
+            f'<text x="{WIDTH - RIGHT + 8}" y="{y + 4:.1f}" {INK_FILL}>{row.value:.3f}</text>'
         )
     return _frame(height, title, parts)
 
@@ -139,28 +149,27 @@ def share_chart(rows: Sequence[Interval], *, title: str, marks: Sequence[float] 
         y = TOP + ROW_HEIGHT * index
         middle = y + ROW_HEIGHT / 2
         parts.append(
-            f'<text x="{LABEL_WIDTH - 8}" y="{middle + 4:.1f}" text-anchor="end" fill="{INK}">'
+            f'<text x="{LABEL_WIDTH - 8}" y="{middle + 4:.1f}" text-anchor="end" {INK_FILL}>'
             f"{escape(row.label)}</text>"
         )
         if row.value is None:
             parts.append(
-                f'<text x="{LABEL_WIDTH + 4}" y="{middle + 4:.1f}" fill="{MUTED}">'
+                f'<text x="{LABEL_WIDTH + 4}" y="{middle + 4:.1f}" {MUTED_FILL}>'
                 f"{escape(row.note or 'no data')}</text>"
             )
             continue
         parts.append(
             f'<rect x="{LABEL_WIDTH}" y="{y + 5:.1f}" width="{scale(row.value) - LABEL_WIDTH:.1f}"'
-            f' height="{ROW_HEIGHT - 10}" fill="{GOOD}" opacity="0.75">'
+            f' height="{ROW_HEIGHT - 10}" {GOOD_FILL} opacity="0.75">'
             f"<title>{escape(row.label)}: {row.value:.1%}</title></rect>"
         )
         if row.low is not None and row.high is not None:
             parts.append(
                 f'<line x1="{scale(row.low):.1f}" y1="{middle:.1f}" x2="{scale(row.high):.1f}" '
-                f'y2="{middle:.1f}" stroke="{INK}" stroke-width="1.5"/>'
+                f'y2="{middle:.1f}" {INK_STROKE} stroke-width="1.5"/>'
             )
         parts.append(
-            f'<text x="{WIDTH - RIGHT + 8}" y="{middle + 4:.1f}" fill="{INK}">{row.value:.1%}'
-            "</text>"
+            f'<text x="{WIDTH - RIGHT + 8}" y="{middle + 4:.1f}" {INK_FILL}>{row.value:.1%}</text>'
         )
     return _frame(height, title, parts)
 
@@ -171,18 +180,18 @@ def count_chart(rows: Sequence[tuple[str, int]], *, title: str) -> str:
     scale = _scale(0.0, float(top))
     height = TOP + ROW_HEIGHT * max(len(rows), 1) + BOTTOM
     parts = [
-        f'<text x="{LABEL_WIDTH}" y="{TOP - 10}" fill="{MUTED}">0</text>'
-        f'<text x="{WIDTH - RIGHT}" y="{TOP - 10}" text-anchor="end" fill="{MUTED}">{top}</text>'
+        f'<text x="{LABEL_WIDTH}" y="{TOP - 10}" {MUTED_FILL}>0</text>'
+        f'<text x="{WIDTH - RIGHT}" y="{TOP - 10}" text-anchor="end" {MUTED_FILL}>{top}</text>'
     ]
     for index, (label, count) in enumerate(rows):
         y = TOP + ROW_HEIGHT * index
         middle = y + ROW_HEIGHT / 2
         parts.append(
-            f'<text x="{LABEL_WIDTH - 8}" y="{middle + 4:.1f}" text-anchor="end" fill="{INK}">'
+            f'<text x="{LABEL_WIDTH - 8}" y="{middle + 4:.1f}" text-anchor="end" {INK_FILL}>'
             f"{escape(label)}</text>"
             f'<rect x="{LABEL_WIDTH}" y="{y + 5:.1f}" width="{scale(count) - LABEL_WIDTH:.1f}" '
-            f'height="{ROW_HEIGHT - 10}" fill="{BAD}" opacity="0.7"/>'
-            f'<text x="{WIDTH - RIGHT + 8}" y="{middle + 4:.1f}" fill="{INK}">{count}</text>'
+            f'height="{ROW_HEIGHT - 10}" {BAD_FILL} opacity="0.7"/>'
+            f'<text x="{WIDTH - RIGHT + 8}" y="{middle + 4:.1f}" {INK_FILL}>{count}</text>'
         )
     return _frame(height, title, parts)
 
@@ -216,17 +225,17 @@ def line_chart(
         return lower - value / top * (lower - upper)
 
     parts = [
-        f'<line x1="{left}" y1="{lower}" x2="{right}" y2="{lower}" stroke="{LINE}"/>'
-        f'<line x1="{left}" y1="{y(top):.1f}" x2="{right}" y2="{y(top):.1f}" stroke="{MUTED}" '
+        f'<line x1="{left}" y1="{lower}" x2="{right}" y2="{lower}" {GRID_STROKE}/>'
+        f'<line x1="{left}" y1="{y(top):.1f}" x2="{right}" y2="{y(top):.1f}" {MARK_STROKE} '
         f'stroke-dasharray="3 3"/>'
-        f'<text x="{left - 6}" y="{y(top) + 4:.1f}" text-anchor="end" fill="{MUTED}">'
+        f'<text x="{left - 6}" y="{y(top) + 4:.1f}" text-anchor="end" {MUTED_FILL}>'
         f"{escape(top_label)}</text>"
-        f'<text x="{left - 6}" y="{lower + 4}" text-anchor="end" fill="{MUTED}">0</text>'
+        f'<text x="{left - 6}" y="{lower + 4}" text-anchor="end" {MUTED_FILL}>0</text>'
     ]
     if time_labels:
         parts.append(
-            f'<text x="{left}" y="{height - 8}" fill="{MUTED}">{escape(time_labels[0])}</text>'
-            f'<text x="{right}" y="{height - 8}" text-anchor="end" fill="{MUTED}">'
+            f'<text x="{left}" y="{height - 8}" {MUTED_FILL}>{escape(time_labels[0])}</text>'
+            f'<text x="{right}" y="{height - 8}" text-anchor="end" {MUTED_FILL}>'
             f"{escape(time_labels[-1])}</text>"
         )
     if points:
@@ -239,8 +248,8 @@ def line_chart(
             ]
             previous = point.value
         parts.append(
-            f'<polyline points="{" ".join(steps)}" fill="none" stroke="{ACCENT}" stroke-width="2"/>'
+            f'<polyline points="{" ".join(steps)}" fill="none" {ACCENT_STROKE} stroke-width="2"/>'
         )
     else:
-        parts.append(f'<text x="{left + 8}" y="{lower - 8}" fill="{MUTED}">nothing yet</text>')
+        parts.append(f'<text x="{left + 8}" y="{lower - 8}" {MUTED_FILL}>nothing yet</text>')
     return _frame(height, title, parts)

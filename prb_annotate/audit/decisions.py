@@ -128,3 +128,17 @@ def adjudication_queue(by_pair: Iterable[PairVerdict]) -> list[PairVerdict]:
         if verdict.verdict == rule.UNDECIDED and not verdict.adjudicated
     ]
     return sorted(undecided, key=order)
+
+
+# The adjudication queue's lists: what waits for a decision, or every pair of one verdict.
+QUEUE_LISTS = ("undecided", rule.VALIDATED, rule.EXCLUDED, "all")
+
+
+def queue_list(by_pair: Iterable[PairVerdict], shown: str) -> list[PairVerdict]:
+    """The queue's list ``shown`` (one of ``QUEUE_LISTS``): ``undecided`` is the adjudication
+    queue; ``validated`` and ``excluded`` the pairs with that verdict now (adjudicated or
+    not), ``all`` every pair, each by record id."""
+    if shown == "undecided":
+        return adjudication_queue(by_pair)
+    chosen = [verdict for verdict in by_pair if shown == "all" or verdict.verdict == shown]
+    return sorted(chosen, key=lambda verdict: rule.natural_key(verdict.external_id))

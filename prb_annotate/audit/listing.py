@@ -8,6 +8,7 @@ Record ids sort naturally (``x-2`` before ``x-10``). Filters:
   ``category``;
 - ``flagged``: some current annotation flags the pair; ``split``: the annotators' vote is
   split; ``adjudicated``: a manager decided it (each ``yes`` or ``no``);
+- gold items are no verdict's pairs: ``gold_rows`` lists them apart, with their answers;
 - ``run`` (an evaluation run of the campaign) adds its scores; with ``disagrees=yes`` only the
   pairs where the reward model picks the answer the annotators' majority did not.
 """
@@ -21,7 +22,14 @@ from django.db.models import Count
 
 from prb_annotate.audit import rule
 from prb_annotate.audit.rule import PairVerdict
-from prb_annotate.models import Annotation, Assignment, Campaign, EvaluationRun, PairScore
+from prb_annotate.models import (
+    Annotation,
+    Assignment,
+    Campaign,
+    CampaignItem,
+    EvaluationRun,
+    PairScore,
+)
 
 YES_NO = {"yes": True, "no": False}
 SORTS = ("id", "category", "verdict", "reasons", "annotations", "flagged", "adjudicated", "margin")
@@ -177,3 +185,51 @@ def select_rows(
     )
     chosen = [row for row in rows if filters.matches(row)]
     return sorted(chosen, key=_sort_key(filters.sort), reverse=filters.descending)
+
+
+@dataclass(frozen=True)
+class GoldRow:
+    """A gold item as the Pairs list shows it: the answers given and how many matched."""
+
+    pair_id: int
+    external_id: str
+    category: str
+    gold_answers: Mapping[str, Any]
+    answers: int
+    matched: int
+
+
+def gold_matches(gold_answers: Mapping[str, Any] | None, annotation: Annotation) -> bool | None:
+    """Whether an answer gives every expected gold answer (None: the item expects none)."""
+    if not gold_answers:
+        return None
+    return all(getattr(annotation, key, None) == value for key, value in gold_answers.items())
+
+
+def gold_rows(campaign: Campaign) -> list[GoldRow]:
+    """The campaign's gold items by natural record id, with their current answers counted."""
+    items = CampaignItem.objects.filter(campaign=campaign, kind=CampaignItem.Kind.GOLD)
+    answers: dict[int, list[Annotation]] = {}
+    current = Annotation.objects.filter(
+        assignment__campaign=campaign,
+        assignment__item__kind=CampaignItem.Kind.GOLD,
+        assignment__status=Assignment.Status.SUBMITTED,
+        is_current=True,
+    ).select_related("assignment")
+    for annotation in current:
+        answers.setdefault(annotation.assignment.item_id, []).append(annotation)
+    rows = [
+        GoldRow(
+            pair_id=item.pair_id,
+            external_id=item.pair.external_id,
+            category=item.pair.category,
+            gold_answers=item.gold_answers or {},
+            answers=len(answers.get(item.pk, [])),
+            matched=sum(
+                gold_matches(item.gold_answers, annotation) is True
+                for annotation in answers.get(item.pk, [])
+            ),
+        )
+        for item in items.select_related("pair")
+    ]
+    return sorted(rows, key=lambda row: rule.natural_key(row.external_id))

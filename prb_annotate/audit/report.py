@@ -182,7 +182,11 @@ def charts(report: dict[str, Any]) -> dict[str, SafeString]:
         _share_interval(row["category"] or "(no category)", row["validated_share"])
         for row in validity["per_category"]
     ]
-    reasons = [(row["reason"], row["pairs"]) for row in validity["reasons"] if row["pairs"]]
+    reasons = [
+        (row.get("words") or row["reason"], row["pairs"])
+        for row in validity["reasons"]
+        if row["pairs"]
+    ]
     length = report["bias"]["length"]
     bias_rows = [
         _share_interval("answers: response A", report["bias"]["position"]["share_a"]),
@@ -303,7 +307,10 @@ def render_text(report: dict[str, Any]) -> str:
     if report.get("left_out"):
         lines.append(
             "left out: "
-            + ", ".join(f"{row['annotator']} ({row['reason']})" for row in report["left_out"])
+            + ", ".join(
+                f"{row['annotator']} ({row.get('reason_label') or row['reason']})"
+                for row in report["left_out"]
+            )
         )
     elif report["excluded_annotators"]:
         lines.append("left out (gold accuracy): " + ", ".join(report["excluded_annotators"]))
@@ -332,7 +339,10 @@ def render_text(report: dict[str, Any]) -> str:
     if report.get("ppi"):
         lines += ["", *ppi_report.lines(report)]
     lines += ["", "Reasons (pairs)"]
-    lines += [f"  {row['reason']}: {row['pairs']}" for row in report["validity"]["reasons"]]
+    lines += [
+        f"  {row.get('words') or row['reason']} ({row['reason']}): {row['pairs']}"
+        for row in report["validity"]["reasons"]
+    ]
     lines += ["", "Label agreement"]
     lines += [f"  {label}: {value}" for label, value in label_lines(report)]
     lines += ["", "Bias"]

@@ -108,6 +108,20 @@ REASON_LABELS = {
     TOO_FEW_ANNOTATIONS: "fewer annotations than required",
     MISSING_RATING: "fewer quality ratings than the pair requires, so a median is not settled",
 }
+# Each reason in a few words, for table cells, charts and menus (the code stays in JSON and in
+# the pages' tooltips; REASON_LABELS is the sentence that explains it).
+REASON_WORDS = {
+    FLAGGED: "flagged unusable",
+    LOW_QUALITY_CHOSEN: "chosen answer below quality",
+    LOW_QUALITY_REJECTED: "rejected answer below quality",
+    DIFFERENTIATOR_NOT_PREFERENCE: "difference not preference",
+    DIFFERENTIATOR_BOTH: "differs in quality too",
+    LABEL_DISAGREES: "chosen answer not preferred",
+    LABEL_TIE: "called a tie",
+    UNDECIDED_SPLIT_VOTE: "split vote",
+    TOO_FEW_ANNOTATIONS: "annotations missing",
+    MISSING_RATING: "ratings missing",
+}
 # The rule in one sentence, for pages, manifests and dataset cards.
 RULE = (
     "validated: the required annotations (k, plus any extra a split vote asked for), both "
@@ -123,13 +137,13 @@ RULE_STEPS = [
     "another annotator.",
     "Both answers reach the quality threshold: the median rating of each criterion, for the "
     "chosen and for the rejected answer, over as many ratings as the pair requires (with fewer, "
-    "the pair waits: missing_rating, unless even top ratings could not reach the threshold).",
+    "the pair waits, “ratings missing”, unless even top ratings could not reach the threshold).",
     "A majority (a share strictly above the majority threshold, never below 0.5) names personal "
-    "preference as the main difference; a majority naming both quality and preference is "
-    "differentiator_both.",
-    "A majority prefers the dataset's chosen answer; a majority against it is label_tie when "
-    "most call it a tie, label_disagrees otherwise. When no answer has more votes than the "
-    "chosen one (1-1-1: chosen, rejected, tie) the vote is split.",
+    "preference as the main difference; a majority naming both quality and preference "
+    "excludes it as “differs in quality too”.",
+    "A majority prefers the dataset's chosen answer; a majority against it is “called a tie” "
+    "when most call it a tie, “chosen answer not preferred” otherwise. When no answer has more "
+    "votes than the chosen one (1-1-1: chosen, rejected, tie) the vote is split.",
     "A majority did not flag it as unusable.",
 ]
 
@@ -141,6 +155,13 @@ ADJUDICATION_REASON_LABELS = {
     ADJUDICATOR_JUDGEMENT: "the manager's own reading of the pair",
     **REASON_LABELS,
 }
+ADJUDICATION_REASON_WORDS = {ADJUDICATOR_JUDGEMENT: "manager's judgement", **REASON_WORDS}
+
+
+def reason_words(code: str) -> str:
+    """A verdict or adjudication reason code in a few words (an unknown code as itself)."""
+    return ADJUDICATION_REASON_WORDS.get(code, code)
+
 
 # Columns of the annotations frame (``quality_<side>_<criterion>`` columns come on top).
 # chosen_len / rejected_len are lengths in characters (Python ``len`` / SQL LENGTH).

@@ -19,6 +19,7 @@ from prb_annotate.audit.rule import (
     EXCLUDED,
     EXCLUDING_REASONS,
     REASON_LABELS,
+    REASON_WORDS,
     REASONS,
     VALIDATED,
     VERDICTS,
@@ -88,6 +89,7 @@ def validity_summary(
             {
                 "reason": reason,
                 "label": REASON_LABELS[reason],
+                "words": REASON_WORDS[reason],
                 "pairs": count,
                 "share_of_excluded": (
                     count / len(excluded) if excluded and reason in EXCLUDING_REASONS else None

@@ -129,3 +129,36 @@ def accuracy_rows(run: EvaluationRun) -> list[dict[str, Any]]:
     by_group = accuracy.get("by_group", {})
     rows += [{"subset": name, **by_group[name]} for name in SUBSETS if name in by_group]
     return rows
+
+
+def subset_of(verdict: str) -> str:
+    """A stored verdict's subset, as ``audit_subset`` gives a live one."""
+    return "validated" if verdict == "validated" else "excluded"
+
+
+def run_staleness(run: EvaluationRun, verdicts: dict[int, PairVerdict]) -> dict[str, Any] | None:
+    """How the audit moved since the run: the pairs whose subset (validated or excluded) is not
+    the one they were scored under, and the run's pairs per subset now; None when none moved.
+    A pair no longer in the audit counts as moved, in no subset now."""
+    moved = 0
+    now = dict.fromkeys(SUBSETS, 0)
+    for pair_id, stored in run.scores.values_list("pair_id", "verdict"):
+        current = verdicts.get(pair_id)
+        if current is not None:
+            now[audit_subset(current)] += 1
+        if current is None or audit_subset(current) != subset_of(stored):
+            moved += 1
+    return {"moved": moved, "now": now} if moved else None
+
+
+def run_notes(run: EvaluationRun, verdicts: dict[int, PairVerdict]) -> dict[str, Any]:
+    """What the evaluations page says about a run beside its figures: its bootstrap
+    resamples, whether it is a built-in baseline (its throughput means nothing), and whether
+    the audit has changed since it was scored."""
+    from evaluation.baselines import is_builtin  # plain Python, no torch
+
+    return {
+        "resamples": run.settings.get("resamples"),
+        "builtin": is_builtin(run.model_name),
+        "stale": run_staleness(run, verdicts),
+    }

@@ -86,7 +86,8 @@ def introduction(manifest: dict[str, Any]) -> list[str]:
         "",
         f"The verdict rule: {manifest['thresholds']['rule']}.",
         "",
-        f"{pairs['adjudicated']} of these verdicts are a manager's adjudication, not the "
+        f"{pairs['adjudicated']} of these verdicts {'is' if pairs['adjudicated'] == 1 else 'are'} "
+        "a manager's adjudication, not the "
         f"annotators' verdict: {ADJUDICATION_RULE}.",
         "",
     ]

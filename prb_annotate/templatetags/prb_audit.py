@@ -1,6 +1,8 @@
 """Number formats of the audit page: the same functions the text report uses."""
 
 from django import template
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
 
 from prb_annotate.audit import report as audit_report
 from prb_annotate.audit import rule
@@ -38,6 +40,37 @@ def sortkey(value: object) -> str:
 def reason_label(code: str) -> str:
     """A verdict or adjudication reason code in words."""
     return rule.ADJUDICATION_REASON_LABELS.get(code, code)
+
+
+@register.filter
+def breakable(text: str) -> str:
+    """A name written with underscores ("Art_and_Entertainment"), allowed to wrap after each
+    underscore, escaped."""
+    parts = (conditional_escape(part) for part in str(text).split("_"))
+    return mark_safe("_<wbr>".join(parts))  # noqa: S308 - every part is escaped
+
+
+@register.filter
+def interval_apart(text: str) -> str:
+    """An estimate with its interval ("0.753 [0.539, 0.943]"), escaped, the interval kept on
+    one line of its own when the cell must wrap."""
+    value, bracket, interval = str(text).partition(" [")
+    if not bracket:
+        return conditional_escape(text)
+    return format_html('{} <span class="interval">[{}</span>', value, interval)
+
+
+@register.filter
+def reason(code: str) -> str:
+    """A reason code as words, the code and its explanation in the tooltip."""
+    explained = rule.ADJUDICATION_REASON_LABELS.get(code)
+    tooltip = f"{code}: {explained}" if explained else code
+    return format_html(
+        '<span class="reason" title="{}" data-reason="{}">{}</span>',
+        tooltip,
+        code,
+        rule.reason_words(code),
+    )
 
 
 @register.filter

@@ -10,8 +10,9 @@ from django.shortcuts import render
 from django.urls import path, reverse
 
 from prb_annotate.access import managed_campaign_or_404
+from prb_annotate.audit.campaign_audit import campaign_verdicts
 from prb_annotate.audit.model_answers import annotator_runs
-from prb_annotate.campaigns.evaluating import accuracy_rows
+from prb_annotate.campaigns.evaluating import accuracy_rows, run_notes
 from prb_annotate.campaigns.leaderboard import campaign_leaderboard, reward_runs
 from prb_annotate.forms import LeaderboardForm
 
@@ -29,6 +30,7 @@ def campaign_evaluations(request: HttpRequest, campaign_id: int) -> HttpResponse
     board = campaign_leaderboard(campaign, policy=policy, run_ids=run_ids)
     current = board.subset(chosen.get("subset") or "all") or board.subsets[0]
     shown = board.as_dict()
+    verdicts = campaign_verdicts(campaign)
     context = {
         "campaign": campaign,
         "form": form,
@@ -37,7 +39,7 @@ def campaign_evaluations(request: HttpRequest, campaign_id: int) -> HttpResponse
         "tabs": subset_tabs(board.subsets, current.key, policy=policy, run_ids=run_ids),
         "api_url": api_url(campaign.pk, policy, run_ids),
         # Model-annotator runs have answers, not accuracies: they are listed apart.
-        "runs": [(run, accuracy_rows(run)) for run in runs],
+        "runs": [(run, accuracy_rows(run), run_notes(run, verdicts)) for run in runs],
         "annotator_runs": annotator_runs(campaign),
     }
     return render(request, "prb_annotate/evaluations.html", context)

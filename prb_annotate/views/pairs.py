@@ -1,6 +1,7 @@
-"""A campaign's pairs as a manager audits them: the "Pairs" list with its filters, one pair
-with every annotation, its verdict explained, gold answers and model scores, the adjudication
-form, and the queue of pairs waiting for a decision.
+"""A campaign's pairs as a manager audits them: the "Pairs" list with its filters (and its gold
+items, listed apart), one pair with every annotation, its verdict explained, gold answers and
+model scores, the adjudication panel (both answers and what differs between them beside the
+form), and the queue of pairs waiting for a decision (or the validated, excluded or all pairs).
 
 Every view calls ``managed_campaign_or_404`` first: whoever may not see the audit gets a 404.
 The list's query string (filters and sort) travels to the pair page, whose previous / next
@@ -18,8 +19,10 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
+from prb_annotate import textdiff
 from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.audit import decisions, explain, listing, rule
 from prb_annotate.audit.campaign_audit import campaign_verdicts
@@ -68,6 +71,8 @@ def _list_query(request: HttpRequest, **changes: str) -> str:
 def campaign_pairs(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
     form, filters = _filters(request, campaign)
+    if request.GET.get("items") == "gold":
+        return _gold_list(request, campaign)
     by_pair = campaign_verdicts(campaign)
     rows = listing.select_rows(campaign, by_pair, filters)
     page = Paginator(rows, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
@@ -87,8 +92,22 @@ def campaign_pairs(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "sort": current,
         "categories": sorted({verdict.category for verdict in by_pair.values()}),
         "runs": campaign.evaluation_runs.order_by("-created_at"),
+        "gold_total": campaign.items.filter(kind=CampaignItem.Kind.GOLD).count(),
     }
     return render(request, "prb_annotate/campaign_pairs.html", context)
+
+
+def _gold_list(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """The Pairs page's gold items: no verdict of their own, they check the annotators."""
+    rows = listing.gold_rows(campaign)
+    context = {
+        "campaign": campaign,
+        "gold": rows,
+        "total": len(rows),
+        "answers": sum(row.answers for row in rows),
+        "matched": sum(row.matched for row in rows),
+    }
+    return render(request, "prb_annotate/campaign_gold.html", context)
 
 
 def _answer_row(
@@ -114,9 +133,9 @@ def _answer_row(
 
 
 def _gold_matches(item: CampaignItem, annotation: Annotation) -> bool | None:
-    if item.kind != CampaignItem.Kind.GOLD or not item.gold_answers:
+    if item.kind != CampaignItem.Kind.GOLD:
         return None
-    return all(getattr(annotation, key, None) == value for key, value in item.gold_answers.items())
+    return listing.gold_matches(item.gold_answers, annotation)
 
 
 def annotation_rows(
@@ -165,6 +184,17 @@ def counted_required(campaign: Campaign, item: CampaignItem) -> int:
     """The counted annotations the pair's verdict needs: k plus split-vote extras. Its
     replacement slots only make room for answers in place of those out of the audit."""
     return campaign.annotations_per_pair + item.extra_annotations
+
+
+def answers_diff(chosen: str, rejected: str) -> dict[str, Any]:
+    """The word-level difference between the chosen and the rejected answer, as the
+    adjudication panel shows it (None as the HTML when the answers are too long to compare)."""
+    segments = textdiff.word_diff(chosen, rejected)
+    if segments is None:
+        return {"html": None, "shared": None}
+    # textdiff escapes every piece of text it writes.
+    html = mark_safe(textdiff.diff_html(segments))  # noqa: S308
+    return {"html": html, "shared": textdiff.shared_share(segments)}
 
 
 def _neighbours(
@@ -228,6 +258,7 @@ def _render_pair(
         .order_by("run_id", "question", "chosen_position"),
         "history": history,
         "form": form,
+        "diff": answers_diff(item.pair.chosen, item.pair.rejected) if verdict else None,
         "reason_labels": rule.ADJUDICATION_REASON_LABELS,
         "rule_steps": rule.RULE_STEPS,
         "thresholds": thresholds_for(campaign),
@@ -269,11 +300,22 @@ def campaign_pair_adjudicate(request: HttpRequest, campaign_id: int, pair_id: in
 @login_required
 def campaign_adjudication_queue(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
-    queue = decisions.adjudication_queue(campaign_verdicts(campaign).values())
+    shown = request.GET.get("show") or "undecided"
+    if shown not in decisions.QUEUE_LISTS:
+        shown = "undecided"
+    queue = decisions.queue_list(campaign_verdicts(campaign).values(), shown)
+    # The pair page's previous / next then walk the same list.
+    pair_query = {
+        "undecided": "verdict=undecided&adjudicated=no",
+        "all": "",
+    }.get(shown, f"verdict={shown}")
     context = {
         "campaign": campaign,
         "queue": queue[:QUEUE_SHOWN],
         "total": len(queue),
+        "shown": shown,
+        "lists": decisions.QUEUE_LISTS,
+        "pair_query": pair_query,
         "reason_labels": rule.ADJUDICATION_REASON_LABELS,
     }
     return render(request, "prb_annotate/adjudication_queue.html", context)

@@ -43,11 +43,26 @@ def test_a_manager_adjudicates_a_failing_pair_from_the_audit(
     with page.expect_navigation():
         page.click("#pairs a:text('p0001')")
     assert page.text_content("#verdict-value") == "excluded"
-    assert "label_tie" in (page.text_content("#verdict") or "")
+    # The reason in words, its code in the tooltip.
+    reason = page.locator("#verdict-reasons [data-reason=label_tie]")
+    assert reason.text_content() == "called a tie"
+    assert (reason.get_attribute("title") or "").startswith("label_tie: ")
     assert "Both answers suit a busy runner." in (page.text_content("#annotation-table") or "")
     decisive = page.locator("#checks tr.decisive").all_text_contents()
     assert any("The chosen answer fits the user better" in row for row in decisive)
 
+    # The answers and what differs sit beside the form, which offers no decision in advance.
+    form = page.locator("#adjudication-form").bounding_box()
+    for text in ("#chosen", "#rejected", "#answer-diff-text"):
+        box = page.locator(text).bounding_box()
+        assert form is not None
+        assert box is not None
+        assert box["x"] + box["width"] <= form["x"], text
+    assert page.locator("#answer-diff-text del, #answer-diff-text ins").count() > 0
+    assert page.input_value("#adjudication-form select[name=decision]") == ""
+    page.locator("#adjudication").scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "campaign_pair_adjudication_panel.png"))
     page.select_option("#adjudication-form select[name=decision]", "validated")
     page.select_option("#adjudication-form select[name=reason]", "adjudicator_judgement")
     page.fill("#adjudication-form textarea[name=note]", "The rubric asks for brevity: A wins.")

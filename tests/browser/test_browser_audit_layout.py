@@ -8,16 +8,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from prb_annotate.campaigns.lifecycle import add_member
 from prb_annotate.models import AnnotatorExclusion, Campaign, Dataset
-from tests.support.audit import add_item, annotate
-from tests.support.audit import make_campaign as make_audit_campaign
+from tests.support.audit import NAMES, long_named_campaign
 from tests.support.browser import ARTIFACTS, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-# Prolific participants get usernames of 33 characters: the widest names a table meets.
-NAMES = [f"prolific-5f3c9a0b1e2d4c6a7b8c9d{index:02d}" for index in range(5)]
 
 # Elements wider than their box: (selector, scrollWidth, clientWidth).
 OVERFLOWING = """() => Array.from(document.querySelectorAll('.table-scroll, .card, main'))
@@ -27,20 +22,7 @@ OVERFLOWING = """() => Array.from(document.querySelectorAll('.table-scroll, .car
 
 @pytest.fixture
 def audited(dataset: Dataset) -> Campaign:
-    """Twelve pairs, each annotated by three of five annotators with long names, some of the
-    answers slow, some fast, one annotator always answering A."""
-    campaign = make_audit_campaign(dataset, seed=3, status=Campaign.Status.ACTIVE)
-    users = [User.objects.create_user(name) for name in NAMES]
-    for user in users:
-        add_member(campaign, user)
-    for index, pair in enumerate(dataset.pairs.order_by("external_id")):
-        item = add_item(campaign, pair)
-        for offset in range(3):
-            user = users[(index + offset) % len(users)]
-            position = "A" if index % 2 else "B"
-            fit = "chosen" if offset != 2 or index % 3 else "rejected"
-            annotate(item, user, fit=fit, position=position, time_ms=3000 + 9000 * offset)
-    return campaign
+    return long_named_campaign(dataset)
 
 
 def overflowing(page: Any) -> list[Any]:

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from prb_annotate.audit import decisions
+from prb_annotate.exports.card import introduction
 from prb_annotate.exports.export import export_split
 from prb_annotate.models import Campaign, EvaluationRun
 from tests.support.exports import EXCLUDED_IDS, annotated_campaign, import_dataset
@@ -88,3 +89,10 @@ def test_evaluate_scores_the_adjudicated_subsets_and_says_so(
     assert run.summary["audit"]["adjudicated_pairs"] == 1
     assert run.summary["audit"]["adjudicated_ids"] == ["p0004"]
     assert "1 pair(s) adjudicated by a manager" in out.getvalue()
+
+
+def test_the_card_counts_one_adjudicated_verdict_in_the_singular(campaign, tmp_path):
+    manifest = export_split(campaign, tmp_path / "plain")
+    assert "0 of these verdicts are a manager's" in "\n".join(introduction(manifest))
+    manifest["counts"]["pairs"]["adjudicated"] = 1
+    assert "1 of these verdicts is a manager's adjudication" in "\n".join(introduction(manifest))

@@ -14,7 +14,14 @@ from prb_annotate.audit.campaign_audit import campaign_audit, campaign_verdicts
 from prb_annotate.campaigns.annotating import Answers
 from prb_annotate.campaigns.leaderboard import campaign_leaderboard
 from prb_annotate.management.commands.demo_setup import BASELINES
-from prb_annotate.models import Annotation, Assignment, Campaign, Dataset, EvaluationRun
+from prb_annotate.models import (
+    Annotation,
+    Assignment,
+    Campaign,
+    CampaignItem,
+    Dataset,
+    EvaluationRun,
+)
 from prb_annotate.simulation.behaviours import Behaviour, Pairing, respond, sound_answer
 from prb_annotate.simulation.demo import (
     MODEL_ACCURACY,
@@ -170,6 +177,11 @@ def test_it_sets_up_the_demo_once_with_an_evaluation(db):
     assert f"Campaign #{planned.pk}" in printed
     demo = Campaign.objects.exclude(pk__in=[simulated.pk, planned.pk]).get()
     assert demo.quota_per_annotator == 5
+    # The counts the README gives, as the dashboards count them.
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    gold = simulated.items.filter(kind=CampaignItem.Kind.GOLD).count()
+    regular = simulated.items.count() - gold
+    assert f"count {demo.items.count()} items on #1, and {regular} items and {gold} gold" in readme
     assert demo.completion_url == "http://127.0.0.1:8201/completed/"
 
 

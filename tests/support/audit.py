@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.contrib.auth.models import User
 
+from prb_annotate.campaigns.lifecycle import add_member
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Dataset, Pair
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
@@ -73,3 +74,24 @@ def annotate(
 def annotate_all(item: CampaignItem, users: list[User], answers: list[dict]) -> list[Annotation]:
     """One annotation per (user, answers) pair."""
     return [annotate(item, user, **answer) for user, answer in zip(users, answers, strict=False)]
+
+
+# Prolific participants get usernames of 33 characters: the widest names a table meets.
+NAMES = [f"prolific-5f3c9a0b1e2d4c6a7b8c9d{index:02d}" for index in range(5)]
+
+
+def long_named_campaign(dataset: Dataset) -> Campaign:
+    """Twelve pairs, each annotated by three of five annotators with long names, some of the
+    answers slow, some fast, one annotator always answering A."""
+    campaign = make_campaign(dataset, seed=3, status=Campaign.Status.ACTIVE)
+    users = [User.objects.create_user(name) for name in NAMES]
+    for user in users:
+        add_member(campaign, user)
+    for index, pair in enumerate(dataset.pairs.order_by("external_id")):
+        item = add_item(campaign, pair)
+        for offset in range(3):
+            user = users[(index + offset) % len(users)]
+            position = "A" if index % 2 else "B"
+            fit = "chosen" if offset != 2 or index % 3 else "rejected"
+            annotate(item, user, fit=fit, position=position, time_ms=3000 + 9000 * offset)
+    return campaign
