@@ -64,7 +64,7 @@ def time_estimate(campaign: Campaign) -> TimeEstimate:
         .order_by("-pk")
         .values_list("time_on_task_ms", flat=True)[:TIMED_ANSWERS_READ]
     )
-    measured = median_seconds_per_item([int(t) for t in times])
+    measured = median_seconds_per_item([int(t) for t in times if t is not None])
     if measured is None:
         return TimeEstimate(DEFAULT_SECONDS_PER_ITEM, 0, campaign.quota_per_annotator)
     return TimeEstimate(measured, len(times), campaign.quota_per_annotator)

@@ -2,7 +2,6 @@
 on task, worked by hand) and consent, required when the campaign sets a text, on the join page,
 the consent page and the API, with its time kept and shown where the members are."""
 
-import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
@@ -17,8 +16,8 @@ from prb_annotate.campaigns.briefing import (
 from prb_annotate.campaigns.lifecycle import add_member
 from prb_annotate.models import Campaign, Dataset, Membership, Participant
 from tests.api.test_api_work import post_json, token_client
-from tests.conftest import PASSWORD
 from tests.campaigns.test_study_replacement_slots import settings_form
+from tests.conftest import PASSWORD
 from tests.support.campaigns import active_campaign, annotators
 from tests.support.pages import form_answers, reserve, submit_url
 
@@ -69,7 +68,8 @@ def test_the_join_page_refuses_a_start_without_consent_and_writes_nothing(
     page = client.get(join_url(campaign))
     assert page.status_code == 200
     body = page.content.decode()
-    assert CONSENT in body and "<em>both</em>" in body
+    assert CONSENT in body
+    assert "<em>both</em>" in body
     assert "an estimate until the first answers are in" in body
     refused = client.post(join_url(campaign), {"PROLIFIC_PID": "p1", "STUDY_ID": "s"})
     assert refused.status_code == 400
@@ -112,11 +112,11 @@ def test_a_member_without_consent_is_sent_to_the_consent_page_first(
     client = Client()
     client.force_login(annotator)
     consent_url = reverse("annotate_consent", args=[campaign.pk])
-    assert client.get(reverse("annotate", args=[campaign.pk])).url == consent_url
-    assert client.get(reverse("qualification", args=[campaign.pk])).url == consent_url
+    assert client.get(reverse("annotate", args=[campaign.pk]))["Location"] == consent_url
+    assert client.get(reverse("qualification", args=[campaign.pk]))["Location"] == consent_url
     assert client.post(consent_url, {}).status_code == 400
     accepted = client.post(consent_url, {"consent": "yes"})
-    assert accepted.url == reverse("annotate", args=[campaign.pk])
+    assert accepted["Location"] == reverse("annotate", args=[campaign.pk])
     first = Membership.objects.get(campaign=campaign, user=annotator).consent_given_at
     assert first is not None
     assert client.get(reverse("annotate", args=[campaign.pk])).status_code == 200
@@ -135,13 +135,16 @@ def test_the_api_asks_for_consent_before_the_next_item_and_shows_its_time(
     refused = post_json(client, next_url)
     assert refused.status_code == 403
     body = refused.json()
-    assert "consent" in body["errors"] and body["consent_text"] == CONSENT
+    assert "consent" in body["errors"]
+    assert body["consent_text"] == CONSENT
     progress = client.get(reverse("api_my_progress", args=[campaign.pk])).json()
-    assert progress["consent_required"] is True and progress["consent_given_at"] is None
+    assert progress["consent_required"] is True
+    assert progress["consent_given_at"] is None
     consent_url = reverse("api_consent", args=[campaign.pk])
     assert post_json(client, consent_url, {"accept": False}).status_code == 400
     accepted = post_json(client, consent_url, {"accept": True})
-    assert accepted.status_code == 200 and accepted.json()["consent_given_at"]
+    assert accepted.status_code == 200
+    assert accepted.json()["consent_given_at"]
     assert post_json(client, next_url).status_code == 200
     members = token_client(manager).get(reverse("api_campaign_members", args=[campaign.pk]))
     rows = {row["username"]: row for row in members.json()["results"]}
@@ -152,7 +155,8 @@ def test_the_settings_page_and_the_api_set_the_reading_check_and_the_consent_tex
     dataset: Dataset, manager: User
 ) -> None:
     campaign = active_campaign(dataset)
-    assert campaign.reading_check is False and campaign.consent_text == ""
+    assert campaign.reading_check is False
+    assert campaign.consent_text == ""
     client = Client()
     client.force_login(manager)
     data = settings_form(campaign)
@@ -160,11 +164,13 @@ def test_the_settings_page_and_the_api_set_the_reading_check_and_the_consent_tex
     saved = client.post(reverse("campaign_settings", args=[campaign.pk]), data)
     assert saved.status_code == 302
     campaign.refresh_from_db()
-    assert campaign.reading_check is True and campaign.consent_text == CONSENT
+    assert campaign.reading_check is True
+    assert campaign.consent_text == CONSENT
     patched = token_client(manager).patch(
         reverse("api_campaign_detail", args=[campaign.pk]),
         {"reading_check": False},
         content_type="application/json",
     )
-    assert patched.status_code == 200 and patched.json()["reading_check"] is False
+    assert patched.status_code == 200
+    assert patched.json()["reading_check"] is False
     assert patched.json()["consent_text"] == CONSENT
