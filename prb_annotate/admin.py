@@ -24,6 +24,8 @@ class MembershipInline(admin.TabularInline[models.Membership, models.Campaign]):
     model = models.Membership
     extra = 0
     raw_id_fields = ["user"]
+    # Given by the member on the join or consent page, never typed in here.
+    readonly_fields = ["consent_given_at"]
 
 
 @admin.register(models.Campaign)
