@@ -30,6 +30,8 @@ class MembershipInline(admin.TabularInline[models.Membership, models.Campaign]):
     formfield_overrides = {
         django_models.CharField: {"widget": forms.TextInput(attrs={"size": 14})},
     }
+    # Given by the member on the join or consent page, never typed in here.
+    readonly_fields = ["consent_given_at"]
 
 
 @admin.register(models.Campaign)

@@ -402,8 +402,21 @@ SETTINGS_GROUPS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
     (
         "work",
         "Annotators' work",
-        ("annotations_per_pair", "quota_per_annotator", "reservation_minutes", "show_timer"),
+        (
+            "annotations_per_pair",
+            "quota_per_annotator",
+            "reservation_minutes",
+            "show_timer",
+            "reading_check",
+        ),
         "k may take any value in a draft; once the campaign has started it only goes up.",
+    ),
+    (
+        "joining",
+        "Joining",
+        ("consent_text",),
+        "A member accepts the consent text once, before their first item (a member already "
+        "working, before their next one); the time is kept with their membership.",
     ),
     (
         "crowd",
@@ -472,10 +485,21 @@ class CampaignSettingsForm(forms.ModelForm[Campaign]):
         fields = [name for _, _, names, _ in SETTINGS_GROUPS for name in names]
         labels = {
             "show_timer": "Show a timer to annotators",
+            "reading_check": "Ask before submitting unread responses",
+            "consent_text": "Consent text",
             "study_link_enabled": "Study link (Prolific) on",
             "signup_link_enabled": "Sign-up invite on",
         }
-        widgets = {"guidelines": forms.Textarea(attrs={"rows": 8})}
+        help_texts = {
+            "reading_check": "Submitting asks once for confirmation while less than half of "
+            "either response has been scrolled into view.",
+            "consent_text": "Shown on the join page; when not empty, each annotator accepts it "
+            "before their first item. Plain text; empty lines start paragraphs.",
+        }
+        widgets = {
+            "guidelines": forms.Textarea(attrs={"rows": 8}),
+            "consent_text": forms.Textarea(attrs={"rows": 5}),
+        }
 
     def groups(self) -> list[FieldGroup]:
         return [

@@ -99,6 +99,12 @@ class Campaign(models.Model):
     fast_answer_seconds = models.FloatField(default=10.0, validators=[MinValueValidator(0.0)])
     # The annotation page shows a running timer for the current item.
     show_timer = models.BooleanField(default=False)
+    # Submitting asks once for confirmation while less than half of either response has been
+    # scrolled into view (``annotate.js``); off: a complete answer is submitted at once.
+    reading_check = models.BooleanField(default=False)
+    # Shown on the join page (and the consent page) when not empty: a member accepts it before
+    # their first item, and the time they did is kept on their membership.
+    consent_text = models.TextField(blank=True)
     gold_rate = models.FloatField(default=0.0)
     seed = models.IntegerField(default=0)
     quota_per_annotator = models.PositiveIntegerField(null=True, blank=True)
@@ -236,6 +242,8 @@ class Membership(models.Model):
     study_id = models.CharField(max_length=200, blank=True)
     session_id = models.CharField(max_length=200, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # When the member accepted the campaign's consent text (None: not asked, or not yet).
+    consent_given_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -23,6 +23,8 @@ PAGE_KEYS = {
     "c": "write a comment",
     "f": "flag the item as unusable",
     "g": "open the guidelines",
+    "j": "scroll the texts down a few lines",
+    "k": "scroll the texts up a few lines",
     "r": "reopen the previous item to revise it",
     "s": "skip this item",
     "?": "show the shortcuts",

@@ -40,6 +40,7 @@ urlpatterns = [
     path("campaigns/", include("prb_annotate.views.exports")),
     path("campaigns/", include("prb_annotate.views.evaluations")),
     path("", include("prb_annotate.views.annotate")),
+    path("", include("prb_annotate.views.consent")),
     path("", include("prb_annotate.views.qualifying")),
     path("", include("prb_annotate.views.join")),
     path("", include("prb_annotate.views.account")),

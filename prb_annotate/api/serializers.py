@@ -198,6 +198,8 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "prolific_study_id",
             "screen_out_url",
             "show_timer",
+            "reading_check",
+            "consent_text",
             "invite_token",
             "study_link_enabled",
             "signup_token",
@@ -407,8 +409,8 @@ class MembershipSerializer(serializers.ModelSerializer[Membership]):
 
     class Meta:
         model = Membership
-        fields = ["id", "username", "role", "participant_id", "joined_at"]
-        read_only_fields = ["id", "participant_id", "joined_at"]
+        fields = ["id", "username", "role", "participant_id", "joined_at", "consent_given_at"]
+        read_only_fields = ["id", "participant_id", "joined_at", "consent_given_at"]
 
 
 class VerdictSerializer(serializers.Serializer):

@@ -113,3 +113,18 @@ class MyProgressSerializer(serializers.Serializer):
         help_text="not_started, in_progress, passed, failed or admitted; empty when the "
         "campaign has no qualification.",
     )
+    consent_required = serializers.BooleanField(
+        help_text="The campaign's consent text is still to be accepted "
+        "(POST /api/campaigns/{id}/consent/) before the next item."
+    )
+    consent_given_at = serializers.DateTimeField(allow_null=True)
+
+
+class ConsentRequestSerializer(serializers.Serializer):
+    accept = serializers.BooleanField(help_text="true: the annotator accepts the consent text.")
+
+
+class ConsentResultSerializer(serializers.Serializer):
+    campaign = serializers.IntegerField()
+    consent_text = serializers.CharField(allow_blank=True)
+    consent_given_at = serializers.DateTimeField(allow_null=True)

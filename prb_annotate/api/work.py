@@ -33,7 +33,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from prb_annotate.access import annotator_campaign_or_404
+from prb_annotate.access import annotator_membership_or_404
 from prb_annotate.api import qualification
 from prb_annotate.api import serializers_work as shapes
 from prb_annotate.api.errors import error_body
@@ -44,6 +44,7 @@ from prb_annotate.campaigns.assignment import (
     next_assignment_by_id,
     responses_ab,
 )
+from prb_annotate.campaigns.briefing import needs_consent, record_consent
 from prb_annotate.campaigns.progress import annotator_standing
 from prb_annotate.campaigns.qualification.flow import outcome_of
 from prb_annotate.db.plainsql import whole_request_transaction
@@ -117,6 +118,9 @@ def _error(error: SubmitError) -> Response:
 @renderer_classes([JSONRenderer])
 @content_negotiation_class(JSONOnly)
 def next_item(request: Request, campaign_id: int) -> Response:
+    refused = _consent_first(campaign_id, _user(request))
+    if refused is not None:
+        return refused
     try:
         assignment = next_assignment_by_id(campaign_id, _user(request))
     except Membership.DoesNotExist as error:  # not one of its annotators
@@ -194,7 +198,8 @@ def skip_item(request: Request, assignment_id: int) -> Response:
 @extend_schema(parameters=[CAMPAIGN_ID], responses={200: shapes.MyProgressSerializer})
 @api_view(["GET"])
 def my_progress(request: Request, campaign_id: int) -> Response:
-    campaign = annotator_campaign_or_404(request.user, campaign_id)
+    membership = annotator_membership_or_404(request.user, campaign_id)
+    campaign = membership.campaign
     standing = annotator_standing(campaign, _user(request))
     quota_done = standing.quota_reached
     return Response(
@@ -209,6 +214,56 @@ def my_progress(request: Request, campaign_id: int) -> Response:
             "finished": standing.finished,
             "waiting": standing.waiting,
             "qualification": outcome_of(campaign, _user(request)),
+            "consent_required": needs_consent(membership),
+            "consent_given_at": membership.consent_given_at,
+        }
+    )
+
+
+CONSENT_FIRST = "Accept the campaign's consent text before the first item."
+
+
+def _consent_first(campaign_id: int, user: User) -> Response | None:
+    """403 when the campaign asks for consent this annotator has not given; None otherwise
+    (and when they are not its annotator: the queue answers that)."""
+    membership = (
+        Membership.objects.select_related("campaign")
+        .filter(campaign_id=campaign_id, user_id=user.pk, role=Membership.Role.ANNOTATOR)
+        .first()
+    )
+    if membership is None or not needs_consent(membership):
+        return None
+    body = error_body(
+        CONSENT_FIRST,
+        {"consent": [CONSENT_FIRST]},
+        consent_text=membership.campaign.consent_text,
+        consent_url=f"/api/campaigns/{campaign_id}/consent/",
+    )
+    return Response(body, status=status.HTTP_403_FORBIDDEN)
+
+
+@extend_schema(
+    parameters=[CAMPAIGN_ID],
+    request=shapes.ConsentRequestSerializer,
+    responses={200: shapes.ConsentResultSerializer, 400: ErrorSerializer},
+)
+@api_view(["GET", "POST"])
+def consent(request: Request, campaign_id: int) -> Response:
+    """The campaign's consent text (GET), accepted with ``{"accept": true}`` (POST); the time
+    of the first acceptance is kept."""
+    membership = annotator_membership_or_404(request.user, campaign_id)
+    if request.method == "POST":
+        data = request.data if isinstance(request.data, dict) else {}
+        if data.get("accept") is not True:
+            errors = {"accept": ["Send true to accept the consent text."]}
+            return Response(error_body("Consent not given.", errors), status=400)
+        if membership.campaign.consent_text.strip():
+            record_consent(membership)
+    return Response(
+        {
+            "campaign": campaign_id,
+            "consent_text": membership.campaign.consent_text,
+            "consent_given_at": membership.consent_given_at,
         }
     )
 

@@ -49,6 +49,8 @@ CAMPAIGN_SETTINGS = frozenset(
         "completion_url",
         "prolific_study_id",
         "show_timer",
+        "reading_check",
+        "consent_text",
         "screen_out_url",
         "qualification_rule",
         "bonus_rule",

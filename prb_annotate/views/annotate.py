@@ -30,6 +30,7 @@ from prb_annotate.campaigns.annotating import (
     submit,
 )
 from prb_annotate.campaigns.assignment import QualificationFirst, next_assignment, responses_ab
+from prb_annotate.campaigns.briefing import needs_consent
 from prb_annotate.campaigns.progress import annotator_standing
 from prb_annotate.campaigns.qualification.gate import is_cleared
 from prb_annotate.models import Annotation, Assignment, Campaign
@@ -206,9 +207,12 @@ def _previous_item(
 @login_required
 def annotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The current reservation, or the next item reserved now."""
-    campaign = annotator_membership_or_404(request.user, campaign_id).campaign
+    membership = annotator_membership_or_404(request.user, campaign_id)
+    campaign = membership.campaign
     if not campaign.is_active:
         return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
+    if needs_consent(membership):
+        return redirect("annotate_consent", campaign.pk)
     # next_assignment answers None once the quota is reached, so no count is needed here.
     try:
         assignment = next_assignment(campaign, _user(request))
@@ -222,8 +226,11 @@ def annotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def annotate_assignment(request: HttpRequest, campaign_id: int, assignment_id: int) -> HttpResponse:
     """One of the annotator's own items; a submitted one comes back with its answers filled in."""
-    campaign = annotator_membership_or_404(request.user, campaign_id).campaign
+    membership = annotator_membership_or_404(request.user, campaign_id)
+    campaign = membership.campaign
     assignment = _own_assignment_or_404(request, campaign, assignment_id)
+    if needs_consent(membership):
+        return redirect("annotate_consent", campaign.pk)
     if not is_cleared(campaign.pk, _user(request).pk):
         return redirect("qualification", campaign.pk)
     if assignment.status == Assignment.Status.RESERVED:

@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.urls import path, reverse
 
 from prb_annotate.addresses import client_address
+from prb_annotate.campaigns.briefing import record_consent, time_estimate
 from prb_annotate.campaigns.join_limits import JoinRefused, WrongStudy, check_study
 from prb_annotate.campaigns.joining import (
     PROLIFIC_PARAMS,
@@ -66,6 +67,8 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         return _refused(request, campaign, str(error), status=400)
     if request.method != "POST":
         return _start_page(request, campaign, token, ids)
+    if not _consent_given(request, campaign):
+        return _start_page(request, campaign, token, ids, consent_missing=True)
     resume_key = request.get_signed_cookie(
         resume_cookie_name(campaign), default="", salt=RESUME_COOKIE_SALT
     )
@@ -79,6 +82,8 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         return _refused(request, campaign, str(error), status=403)
     except InviteClosed:
         return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
+    if campaign.consent_text.strip():
+        record_consent(joined.membership)
     login(request, joined.membership.user, backend="django.contrib.auth.backends.ModelBackend")
     response = redirect("annotate", campaign.pk)
     _keep_resume_key(response, campaign, token, joined)
@@ -105,6 +110,8 @@ def _join_with_account(
 ) -> HttpResponse:
     if request.method != "POST":
         return _start_page(request, campaign, token, None)
+    if not _consent_given(request, campaign):
+        return _start_page(request, campaign, token, None, consent_missing=True)
     try:
         membership = join_by_invite(token, user=user)
     except InviteNeedsLogin:
@@ -115,11 +122,23 @@ def _join_with_account(
         raise Http404(str(error)) from error
     if membership.role == Membership.Role.MANAGER:
         return redirect("campaign_detail", campaign.pk)
+    if campaign.consent_text.strip():
+        record_consent(membership)
     return redirect("annotate", campaign.pk)
 
 
+def _consent_given(request: HttpRequest, campaign: Campaign) -> bool:
+    """True when the campaign asks for no consent, or the start button came with it ticked."""
+    return not campaign.consent_text.strip() or request.POST.get("consent") == "yes"
+
+
 def _start_page(
-    request: HttpRequest, campaign: Campaign, token: str, ids: StudyIds | None
+    request: HttpRequest,
+    campaign: Campaign,
+    token: str,
+    ids: StudyIds | None,
+    *,
+    consent_missing: bool = False,
 ) -> HttpResponse:
     if ids is not None and not _has_account(campaign, ids):
         try:
@@ -128,8 +147,17 @@ def _start_page(
             return _refused(request, campaign, str(error), status=error.status)
     values = (ids.participant_id, ids.study_id, ids.session_id) if ids else ("", "", "")
     prolific = dict(zip(PROLIFIC_PARAMS, values, strict=True))
-    context = {"campaign": campaign, "prolific": prolific, "token": token}
-    return render(request, "prb_annotate/join.html", context)
+    context = {
+        "campaign": campaign,
+        "prolific": prolific,
+        "token": token,
+        "estimate": time_estimate(campaign),
+        "consent_missing": consent_missing,
+    }
+    # Nothing was written: the page asks again, with the box to tick named.
+    return render(
+        request, "prb_annotate/join.html", context, status=400 if consent_missing else 200
+    )
 
 
 def _refused(

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 
 from prb_annotate.access import annotator_membership_or_404
 from prb_annotate.campaigns.annotating import SubmitError
+from prb_annotate.campaigns.briefing import needs_consent
 from prb_annotate.campaigns.qualification import flow, rules
 from prb_annotate.models import Campaign, QualificationItem, QualificationRecord
 from prb_annotate.question_layout import choice_questions, question_names, rating_questions
@@ -43,6 +44,8 @@ def qualification_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = membership.campaign
     if not campaign.is_active:
         return _unavailable(request, campaign)
+    if needs_consent(membership):
+        return redirect("annotate_consent", campaign.pk)
     step = flow.next_step(campaign, _user(request))
     if step.stage == Stage.SCREENED_OUT:
         return redirect("qualification_screened_out", campaign.pk)
@@ -54,9 +57,12 @@ def qualification_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def qualification_item(request: HttpRequest, campaign_id: int, item_id: int) -> HttpResponse:
     """A given item: a practice item to answer again, or the current qualification item."""
-    campaign = annotator_membership_or_404(request.user, campaign_id).campaign
+    membership = annotator_membership_or_404(request.user, campaign_id)
+    campaign = membership.campaign
     if not campaign.is_active:
         return _unavailable(request, campaign)
+    if needs_consent(membership):
+        return redirect("annotate_consent", campaign.pk)
     task = flow.task_for(campaign, _user(request), item_id)
     if task is None:
         return redirect("qualification", campaign.pk)

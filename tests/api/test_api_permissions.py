@@ -217,6 +217,13 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
     ("GET", "/api/campaigns/{campaign_id}/prolific/bonuses/", None, (403, 404, 404, 200)),
     ("POST", "/api/campaigns/{campaign_id}/next/", None, (403, 404, 200, 404)),
     ("GET", "/api/campaigns/{campaign_id}/my-progress/", None, (403, 404, 200, 404)),
+    ("GET", "/api/campaigns/{campaign_id}/consent/", None, (403, 404, 200, 404)),
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/consent/",
+        lambda w: {"accept": True},
+        (403, 404, 200, 404),
+    ),
     ("POST", "/api/assignments/{assignment_id}/submit/", submit_body, (403, 404, 201, 404)),
     ("POST", "/api/assignments/{assignment_id}/skip/", None, (403, 404, 200, 404)),
     ("POST", "/api/qualification-items/{item_id}/submit/", submit_body, (403, 404, 201, 404)),

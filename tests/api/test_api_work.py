@@ -152,6 +152,8 @@ def test_it_skips_and_reports_progress(campaign: Campaign) -> None:
         "finished": False,
         "waiting": False,
         "qualification": "",
+        "consent_required": False,
+        "consent_given_at": None,
     }
     first = post_json(client, next_url(campaign)).json()["assignment"]
     skipped = post_json(client, reverse("api_skip", args=[first]), {"reason": "unreadable"})

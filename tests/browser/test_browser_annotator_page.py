@@ -36,6 +36,10 @@ LISTED = {
     "L",
     "M",
     "H",
+    "Space",  # Space, Shift+Space, J and K: test_browser_reading.py
+    "Shift+Space",
+    "J",
+    "K",
     "Tab",
     "Shift+Tab",
     "C",

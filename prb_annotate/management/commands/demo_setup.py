@@ -45,6 +45,12 @@ DEMO_STUDY_ID = "demo-study"
 # Each participant of the demo campaign answers this many pairs, then goes to the app's own
 # completion page (a real study points the completion URL at Prolific's).
 DEMO_QUOTA = 5
+# Asked on the join page (and of the demo's annotators on the consent page) before the first item.
+DEMO_CONSENT = (
+    "This is a demonstration study. Your answers are kept with a pseudonym, never your name, "
+    "and are used only to audit the demo dataset.\n\n"
+    "You may stop at any time; what you answered so far is kept."
+)
 DEMO_PARTICIPANT = "PROLIFIC_PID=demo-participant-1&STUDY_ID=demo-study&SESSION_ID=demo-session-1"
 DEMO_MANAGER = ("manager", "manager-demo-pass")
 DEMO_ANNOTATORS = [
@@ -113,6 +119,7 @@ class Command(BaseCommand):
                 created_by=manager,
                 guidelines=DEMO_GUIDELINES,
                 prolific_study_id=DEMO_STUDY_ID,
+                consent_text=DEMO_CONSENT,
                 activate=True,
                 **qualification_settings(DEMO_QUALIFICATION),
             )
@@ -178,7 +185,7 @@ class Command(BaseCommand):
         write(f"Study link as a Prolific participant ({quota} pairs each): {study}")
         write(
             "  (in a private window; another PROLIFIC_PID is another participant, another "
-            "STUDY_ID is refused)"
+            "STUDY_ID is refused; the join page asks for consent before the first item)"
         )
         write(f"Participants finish at the campaign's completion page: {campaign.completion_url}")
         write("")

@@ -1,6 +1,8 @@
 // Annotation page: keyboard answers, the answer panel that keeps the highlighted question in
 // view (a compact bar on narrow screens), a check for missing answers before submit, the time
-// on task (and its visible timer when the campaign shows one), and the length of each answer.
+// on task (and its visible timer when the campaign shows one), the length of each answer, the
+// reading keys (Space, J/K: the texts scroll from any focus state) and, when the campaign asks
+// for it, one confirmation before submitting responses that were mostly never on screen.
 // The form works without this script (HTML `required`, plain POST); the server checks every
 // answer again either way.
 (function () {
@@ -27,6 +29,7 @@
   var panelNav = document.getElementById("panel-nav");
   var panelToggle = document.getElementById("panel-toggle");
   var narrow = window.matchMedia("(max-width: 899px)");
+  var texts = document.getElementById("texts");
   var submitting = false;
 
   // --- time on task -------------------------------------------------------------------
@@ -83,6 +86,113 @@
     update();
     pane.addEventListener("scroll", update, { passive: true });
     window.addEventListener("resize", update);
+  });
+
+
+  // --- reading keys -------------------------------------------------------------------------
+  // Space / Shift+Space scroll the texts by a screen, J/K (and the arrows where they change no
+  // answer) by a few lines, as a browser page does: on wide screens the texts are a pane of
+  // their own, which the browser's keys never reach once the focus is on an answer. A focused
+  // response that can still scroll that way scrolls first, as a nested pane does in a page.
+  var LINES_PER_STEP = 4;
+  var SCREEN_SHARE = 0.85; // a little of the last screen stays in view
+
+  function textsScroller() {
+    var own = getComputedStyle(texts).overflowY;
+    return (own === "auto" || own === "scroll") ? texts : document.scrollingElement;
+  }
+  // The part of the window the texts are seen in: [top, bottom] in window coordinates.
+  function textsWindow() {
+    if (textsScroller() === texts) {
+      var box = texts.getBoundingClientRect();
+      return [Math.max(box.top, 0), Math.min(box.bottom, window.innerHeight)];
+    }
+    var room = narrow.matches && getComputedStyle(panel).position === "fixed" ? panel.offsetHeight : 0;
+    return [0, window.innerHeight - room];
+  }
+  function canScroll(element, pixels) {
+    return pixels > 0
+      ? element.scrollTop + element.clientHeight < element.scrollHeight - 1
+      : element.scrollTop > 0;
+  }
+  function responsePane(element) {
+    return element && element.classList && element.classList.contains("response-text") ? element : null;
+  }
+  function scrollTexts(from, direction, screens) {
+    var pane = responsePane(from);
+    var view = textsWindow();
+    var line = parseFloat(getComputedStyle(texts).lineHeight) || 22;
+    if (pane && canScroll(pane, direction)) {
+      var paneStep = screens ? pane.clientHeight * SCREEN_SHARE : line * LINES_PER_STEP;
+      pane.scrollBy(0, direction * Math.max(line, Math.round(paneStep)));
+      return;
+    }
+    var step = screens ? (view[1] - view[0]) * SCREEN_SHARE : line * LINES_PER_STEP;
+    textsScroller().scrollBy(0, direction * Math.max(line, Math.round(step)));
+  }
+  function readingKey(event) {
+    var target = event.target;
+    var radio = target.matches && target.matches("input[type=radio]");
+    if (event.key === " " || event.key === "PageDown" || event.key === "PageUp") {
+      if (event.key !== " " && responsePane(target)) return false; // the pane's own keys
+      var up = event.key === "PageUp" || (event.key === " " && event.shiftKey);
+      scrollTexts(target, up ? -1 : 1, true);
+      return true;
+    }
+    if ((event.key === "ArrowDown" || event.key === "ArrowUp") && !radio && !responsePane(target)) {
+      scrollTexts(target, event.key === "ArrowUp" ? -1 : 1, false);
+      return true;
+    }
+    return false;
+  }
+
+  // --- what has been read -------------------------------------------------------------------
+  // Each response is cut into 100 slices; a slice counts as seen once it has been inside the
+  // window's view of the texts (and of its own pane). The share never goes down.
+  var SLICES = 100;
+  var readingCheck = form.dataset.readingCheck === "on";
+  var readingAsked = false;
+  var seenSlices = {};
+  function markSeen() {
+    var view = textsWindow();
+    ["A", "B"].forEach(function (side) {
+      var pane = document.getElementById("response-" + side);
+      if (!pane) return;
+      var slices = seenSlices[side] || (seenSlices[side] = new Uint8Array(SLICES));
+      var box = pane.getBoundingClientRect();
+      var top = Math.max(box.top, view[0]);
+      var bottom = Math.min(box.bottom, view[1]);
+      if (bottom <= top || pane.scrollHeight === 0) return;
+      var from = (pane.scrollTop + top - box.top) / pane.scrollHeight;
+      var to = (pane.scrollTop + bottom - box.top) / pane.scrollHeight;
+      for (var i = Math.floor(from * SLICES); i < Math.min(SLICES, Math.ceil(to * SLICES)); i++) {
+        slices[i] = 1;
+      }
+    });
+  }
+  function seenShare(side) {
+    var slices = seenSlices[side];
+    if (!slices) return 0;
+    var count = 0;
+    for (var i = 0; i < SLICES; i++) count += slices[i];
+    return count / SLICES;
+  }
+  function unreadSides() {
+    markSeen();
+    return ["A", "B"].filter(function (side) {
+      return document.getElementById("response-" + side) && seenShare(side) < 0.5;
+    });
+  }
+  // The shares seen, in percent, on the texts pane ("A,B"), for whoever checks the page.
+  function noteSeen() {
+    markSeen();
+    texts.dataset.seen = Math.round(seenShare("A") * 100) + "," + Math.round(seenShare("B") * 100);
+  }
+  window.addEventListener("scroll", noteSeen, { passive: true });
+  texts.addEventListener("scroll", noteSeen, { passive: true });
+  window.addEventListener("resize", noteSeen);
+  Array.prototype.forEach.call(document.querySelectorAll(".response-text"), function (pane) {
+    pane.addEventListener("scroll", noteSeen, { passive: true });
   });
 
   // --- messages -------------------------------------------------------------------------
@@ -211,7 +321,11 @@
       flag.checked = !flag.checked;
       say(flag.checked ? "Item flagged as unusable (F again to unflag)." : "Flag removed.");
     } else if (key === "c") {
-      if (narrow.matches) setActive(null);
+      if (narrow.matches) {
+        // The compact bar keeps to one line of answers: the comment box opens the whole panel.
+        setActive(null);
+        expand(true);
+      }
       comment.focus();
       reveal(comment);
     } else if (key === "s") {
@@ -227,6 +341,8 @@
     } else if (key === "r") {
       if (previousItem) window.location.assign(previousItem.href);
       else say("There is no earlier item to go back to yet.");
+    } else if (key === "j" || key === "k") {
+      scrollTexts(document.activeElement, key === "k" ? -1 : 1, false);
     } else if (key === "?") {
       shortcuts.scrollIntoView({ block: "start" });
       shortcuts.focus({ preventScroll: true });
@@ -267,6 +383,10 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (readingKey(event)) {
+      event.preventDefault();
+      return;
+    }
 
     if (event.key === "Enter") {
       // Enter on an answer submits; on a button or a link it keeps its own meaning.
@@ -279,7 +399,7 @@
       }
       return;
     }
-    if (event.key.length !== 1 || event.key === " ") return; // Tab, arrows, Space: the browser's
+    if (event.key.length !== 1) return; // Tab, the side arrows, Home, End: the browser's
     var key = event.key.toLowerCase();
     event.preventDefault();
     if (/^[0-9]$/.test(key)) {
@@ -315,6 +435,18 @@
   form.addEventListener("submit", function (event) {
     if (submitting || showMissing()) {
       event.preventDefault();
+      return;
+    }
+    var unread = readingCheck && !readingAsked ? unreadSides() : [];
+    if (unread.length) {
+      // Asked once: the next submit goes through, read or not.
+      event.preventDefault();
+      readingAsked = true;
+      var which = unread.length === 2 ? "either response" : "response " + unread[0];
+      var question = "Less than half of " + which + " has been on screen. Submit again to send " +
+        "your answers anyway, or read on first (Space scrolls the texts).";
+      statusLine.textContent = question;
+      say(question);
       return;
     }
     submitting = true;
@@ -393,6 +525,8 @@
   }
 
   layout();
+  noteSeen();
+  window.requestAnimationFrame(noteSeen);
   countAnswers();
   var firstMissing = missingGroups()[0] || null;
   if (firstMissing) setActive(firstMissing);

@@ -1,0 +1,92 @@
+"""What a newcomer is told and asked before their first item: how long the work takes, and the
+campaign's consent text, accepted once and kept with its time on the membership.
+
+The estimate is the quota times the median time on task of the campaign's current answers
+(``DEFAULT_SECONDS_PER_ITEM`` while fewer than ``MIN_TIMED_ANSWERS`` answers have a time).
+Consent is asked when the campaign has a consent text: the join page asks it with the start
+button, the consent page (``views/consent.py``) asks a member who arrived another way, and the
+annotation pages, the practice and qualification page and ``POST /api/campaigns/<id>/next/``
+send a member who has not accepted it there first.
+"""
+
+import statistics
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from prb_annotate.models import Annotation, Campaign, Membership
+
+# Before there are answers to measure: a careful reading of two responses and nine answers.
+DEFAULT_SECONDS_PER_ITEM = 120.0
+# Fewer timed answers than this say little about the next annotator.
+MIN_TIMED_ANSWERS = 5
+# The latest answers are enough for the median, and keep the query's cost fixed.
+TIMED_ANSWERS_READ = 2000
+
+
+class ConsentFirst(Exception):
+    """The campaign asks for consent and this member has not given it yet."""
+
+
+@dataclass(frozen=True)
+class TimeEstimate:
+    seconds_per_item: float
+    # From this many timed answers; 0 when the default is used.
+    measured_answers: int
+    items: int | None
+
+    @property
+    def total_minutes(self) -> int | None:
+        """The whole work in minutes, rounded up to 5; None without a quota."""
+        if self.items is None:
+            return None
+        minutes = self.items * self.seconds_per_item / 60
+        return max(5, int(-(-minutes // 5) * 5))
+
+    @property
+    def minutes_per_item(self) -> float:
+        return round(self.seconds_per_item / 60, 1)
+
+
+def median_seconds_per_item(times_ms: list[int]) -> float | None:
+    """The median of the answers' times on task in seconds, or None when there are too few."""
+    if len(times_ms) < MIN_TIMED_ANSWERS:
+        return None
+    return float(statistics.median(times_ms)) / 1000
+
+
+def time_estimate(campaign: Campaign) -> TimeEstimate:
+    times = list(
+        Annotation.objects.filter(
+            assignment__campaign=campaign, is_current=True, time_on_task_ms__isnull=False
+        )
+        .order_by("-pk")
+        .values_list("time_on_task_ms", flat=True)[:TIMED_ANSWERS_READ]
+    )
+    measured = median_seconds_per_item([int(t) for t in times if t is not None])
+    if measured is None:
+        return TimeEstimate(DEFAULT_SECONDS_PER_ITEM, 0, campaign.quota_per_annotator)
+    return TimeEstimate(measured, len(times), campaign.quota_per_annotator)
+
+
+def needs_consent(membership: Membership) -> bool:
+    """Whether ``membership`` must accept its campaign's consent text before an item."""
+    return bool(membership.campaign.consent_text.strip()) and membership.consent_given_at is None
+
+
+def check_consent(membership: Membership) -> None:
+    """ConsentFirst when the member has a consent text to accept first."""
+    if needs_consent(membership):
+        raise ConsentFirst("Accept the campaign's consent text before the first item.")
+
+
+def record_consent(membership: Membership) -> Membership:
+    """Keep the time the member accepted the consent text; a second acceptance keeps the first
+    time (a double click, or the join page sent again)."""
+    with transaction.atomic():
+        Membership.objects.filter(pk=membership.pk, consent_given_at__isnull=True).update(
+            consent_given_at=timezone.now()
+        )
+    membership.refresh_from_db(fields=["consent_given_at"])
+    return membership
