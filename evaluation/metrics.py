@@ -13,7 +13,8 @@ A pair's outcome is one of:
 
 Accuracy is ``correct / (correct + wrong)``; ``accuracy_ties_as_wrong`` is
 ``correct / (correct + wrong + ties)``, the number the benchmark's own evaluator and the paper
-report. Both come with a bootstrap interval over pairs.
+report. Both come with Wilson's score interval with continuity correction (Newcombe 1998,
+method 4), which keeps its 95 % at the few dozen pairs a category or an audit subset holds.
 
 Benchmark accuracy per reward model is related to downstream results (Best-of-N, PPO) by
 correlations (Pearson, Spearman, Kendall, with Fisher intervals) and by the ranking measures
@@ -30,9 +31,12 @@ from typing import Any, Literal
 import numpy as np
 from scipy import stats
 
+from evaluation.significance import corrected_wilson_interval
+
 Outcome = Literal["correct", "wrong", "tie", "unparsed"]
 OUTCOMES: tuple[Outcome, ...] = ("correct", "wrong", "tie", "unparsed")
 RESAMPLES = 2000
+ACCURACY_INTERVAL = "wilson_cc"
 
 
 def outcome_of(chosen: float, rejected: float, tie_tolerance: float = 0.0) -> Outcome:
@@ -44,6 +48,10 @@ def outcome_of(chosen: float, rejected: float, tie_tolerance: float = 0.0) -> Ou
 
 @dataclass(frozen=True)
 class AccuracyStats:
+    """Counts and accuracies of one set of pairs. ``ci_low`` / ``ci_high`` (and the ties-as-wrong
+    pair) are the bounds of the interval named by ``interval``: Wilson's score interval with
+    continuity correction over the pairs that enter each figure."""
+
     n: int
     correct: int
     wrong: int
@@ -57,24 +65,25 @@ class AccuracyStats:
     accuracy_ties_as_wrong_ci_low: float | None
     accuracy_ties_as_wrong_ci_high: float | None
     confidence: float
+    interval: str = ACCURACY_INTERVAL
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def accuracy_stats(
-    outcomes: Sequence[str],
-    *,
-    resamples: int = RESAMPLES,
-    confidence: float = 0.95,
-    seed: int = 0,
-) -> AccuracyStats:
-    """Counts, accuracy with ties left out and with ties as wrong, each with its bootstrap
-    interval over pairs, and the tie rate.
+def accuracy_stats(outcomes: Sequence[str], *, confidence: float = 0.95) -> AccuracyStats:
+    """Counts, accuracy with ties left out and with ties as wrong, each with Wilson's score
+    interval with continuity correction, and the tie rate.
 
-    >>> s = accuracy_stats(["correct"] * 6 + ["wrong"] * 2 + ["tie"] * 2, resamples=0)
+    The interval is exact arithmetic, not resampling: at 20 pairs it covers at least 0.958 of
+    the time for any accuracy from 0.5 to 0.95, and 20 right of 20 gives [0.800, 1], where a
+    percentile bootstrap gives [1, 1] and covers 0.64 at an accuracy of 0.95.
+
+    >>> s = accuracy_stats(["correct"] * 6 + ["wrong"] * 2 + ["tie"] * 2)
     >>> s.accuracy, s.tie_rate, s.accuracy_ties_as_wrong
     (0.75, 0.2, 0.6)
+    >>> [round(bound, 3) for bound in (s.ci_low, s.ci_high)]
+    [0.356, 0.955]
     """
     counts = Counter(outcomes)
     unknown = set(counts) - set(OUTCOMES)
@@ -83,10 +92,9 @@ def accuracy_stats(
     correct, wrong, ties, unparsed = (counts[name] for name in OUTCOMES)
     decided = correct + wrong
     judged = decided + ties
-    options: dict[str, Any] = {"resamples": resamples, "confidence": confidence, "seed": seed}
-    interval = bootstrap_accuracy_interval(correct, wrong, ties + unparsed, **options)
+    interval = corrected_wilson_interval(correct, decided, confidence)
     # Unparsed judge replies stay out of both figures; ties join the wrong answers here.
-    paper_interval = bootstrap_accuracy_interval(correct, wrong + ties, unparsed, **options)
+    paper_interval = corrected_wilson_interval(correct, judged, confidence)
     return AccuracyStats(
         n=len(outcomes),
         correct=correct,
@@ -102,34 +110,6 @@ def accuracy_stats(
         accuracy_ties_as_wrong_ci_high=paper_interval[1] if paper_interval else None,
         confidence=confidence,
     )
-
-
-def bootstrap_accuracy_interval(
-    correct: int,
-    wrong: int,
-    other: int,
-    *,
-    resamples: int = RESAMPLES,
-    confidence: float = 0.95,
-    seed: int = 0,
-) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of ``correct / (correct + wrong)``, resampling pairs.
-
-    For the accuracy with ties counted as wrong, pass the ties with ``wrong``. Accuracy depends
-    on a resample only through its counts of correct, wrong and other pairs,
-    so drawing those counts from a multinomial is the same bootstrap as drawing pairs, at a
-    fraction of the cost. Resamples without a decided pair are dropped.
-    """
-    n = correct + wrong + other
-    if resamples <= 0 or correct + wrong == 0:
-        return None
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(n, [correct / n, wrong / n, other / n], size=resamples)
-    decided = draws[:, 0] + draws[:, 1]
-    values = draws[decided > 0, 0] / decided[decided > 0]
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(values, [tail, 1 - tail])
-    return float(low), float(high)
 
 
 @dataclass(frozen=True)
@@ -149,7 +129,7 @@ class AccuracySummary:
 
 
 def accuracy_by(
-    outcomes: Sequence[str], labels: Sequence[str], **options: Any
+    outcomes: Sequence[str], labels: Sequence[str], *, confidence: float = 0.95
 ) -> dict[str, AccuracyStats]:
     """:func:`accuracy_stats` for each label's pairs, labels sorted."""
     if len(outcomes) != len(labels):
@@ -157,7 +137,7 @@ def accuracy_by(
     groups: dict[str, list[str]] = {}
     for outcome, label in zip(outcomes, labels, strict=True):
         groups.setdefault(label, []).append(outcome)
-    return {label: accuracy_stats(groups[label], **options) for label in sorted(groups)}
+    return {label: accuracy_stats(groups[label], confidence=confidence) for label in sorted(groups)}
 
 
 def accuracy_summary(
@@ -166,21 +146,24 @@ def accuracy_summary(
     categories: Sequence[str] | None = None,
     groups: Sequence[str] | None = None,
     group_by: str | None = None,
-    resamples: int = RESAMPLES,
     confidence: float = 0.95,
-    seed: int = 0,
 ) -> AccuracySummary:
     """Accuracy overall, per category and per group (``validated`` / ``excluded``, say).
 
     ``categories`` and ``groups`` give one label per outcome; ``group_by`` names what the groups
     are, for the report.
     """
-    options: dict[str, Any] = {"resamples": resamples, "confidence": confidence, "seed": seed}
     return AccuracySummary(
-        overall=accuracy_stats(outcomes, **options),
-        by_category=accuracy_by(outcomes, categories, **options) if categories is not None else {},
+        overall=accuracy_stats(outcomes, confidence=confidence),
+        by_category=(
+            accuracy_by(outcomes, categories, confidence=confidence)
+            if categories is not None
+            else {}
+        ),
         group_by=group_by,
-        by_group=accuracy_by(outcomes, groups, **options) if groups is not None else {},
+        by_group=(
+            accuracy_by(outcomes, groups, confidence=confidence) if groups is not None else {}
+        ),
     )
 
 

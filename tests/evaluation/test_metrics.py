@@ -28,7 +28,7 @@ def test_it_reports_ties_apart_from_accuracy():
     """6 right, 2 wrong, 2 ties, 1 unparsed: accuracy 6/8, tie rate 2/10, and the benchmark's
     ties-as-wrong figure 6/10 for comparison."""
     outcomes = ["correct"] * 6 + ["wrong"] * 2 + ["tie"] * 2 + ["unparsed"]
-    stats = accuracy_stats(outcomes, resamples=500)
+    stats = accuracy_stats(outcomes)
     assert (stats.n, stats.correct, stats.wrong, stats.ties, stats.unparsed) == (11, 6, 2, 2, 1)
     assert stats.accuracy == 0.75
     assert stats.tie_rate == 0.2
@@ -49,15 +49,36 @@ def test_it_reports_ties_apart_from_accuracy():
         accuracy_stats(["right"])
 
 
-def test_it_bootstraps_an_interval_close_to_the_normal_one():
-    """With 1000 pairs at 70% the percentile bootstrap matches p +- 1.96 sqrt(p(1-p)/n)."""
-    stats = accuracy_stats(["correct"] * 700 + ["wrong"] * 300, resamples=4000, seed=1)
-    half = 1.96 * math.sqrt(0.7 * 0.3 / 1000)
-    assert stats.ci_low == pytest.approx(0.7 - half, abs=0.006)
-    assert stats.ci_high == pytest.approx(0.7 + half, abs=0.006)
-    assert accuracy_stats(["correct"] * 700 + ["wrong"] * 300, resamples=4000, seed=1) == stats
-    perfect = accuracy_stats(["correct"] * 5)
-    assert (perfect.ci_low, perfect.ci_high) == (1.0, 1.0)
+def newcombe_method_4(right: int, n: int) -> tuple[float, float]:
+    """Newcombe's closed form of the continuity-corrected score interval (1998, eqs. for
+    method 4), written out independently of the scorer's code."""
+    z, p = 1.959963984540054, right / n
+    low = 2 * n * p + z * z - 1 - z * math.sqrt(z * z - 2 - 1 / n + 4 * p * (n * (1 - p) + 1))
+    high = 2 * n * p + z * z + 1 + z * math.sqrt(z * z + 2 - 1 / n + 4 * p * (n * (1 - p) - 1))
+    return (0.0 if right == 0 else low / (2 * (n + z * z))), (
+        1.0 if right == n else high / (2 * (n + z * z))
+    )
+
+
+def test_it_gives_newcombes_continuity_corrected_wilson_interval():
+    """Newcombe (1998), Statistics in Medicine 17:857, table I, method 4: 81/263 gives 0.2535
+    to 0.3682, 0/20 gives 0 to 0.2005, 1/29 gives 0.0018 to 0.1963; and the closed form for
+    every count up to 40 pairs. Unparsed replies stand beside and change nothing."""
+    examples = {(81, 263): (0.2535, 0.3682), (0, 20): (0.0, 0.2005), (1, 29): (0.0018, 0.1963)}
+    for (right, n), bounds in examples.items():
+        outcomes = ["correct"] * right + ["wrong"] * (n - right) + ["unparsed"] * 3
+        stats = accuracy_stats(outcomes)
+        assert (round(stats.ci_low, 4), round(stats.ci_high, 4)) == bounds
+        assert stats.interval == "wilson_cc"
+    for n in range(1, 41):
+        for right in range(n + 1):
+            stats = accuracy_stats(["correct"] * right + ["wrong"] * (n - right))
+            low, high = newcombe_method_4(right, n)
+            assert stats.ci_low == pytest.approx(max(low, 0.0), abs=1e-12)
+            assert stats.ci_high == pytest.approx(min(high, 1.0), abs=1e-12)
+    perfect = accuracy_stats(["correct"] * 20)
+    assert perfect.ci_high == 1.0
+    assert perfect.ci_low == pytest.approx(0.7995, abs=1e-4)  # never [1, 1]
     nothing = accuracy_stats(["tie", "unparsed"])
     assert (nothing.accuracy, nothing.ci_low, nothing.tie_rate) == (None, None, 1.0)
 
@@ -69,7 +90,6 @@ def test_it_summarises_by_category_and_group():
         categories=["Art", "Art", "Society", "Society"],
         groups=["validated", "excluded", "validated", "validated"],
         group_by="validation.verdict",
-        resamples=0,
     )
     assert summary.by_category["Art"].accuracy == 0.5
     assert summary.by_category["Society"].ties == 1
@@ -123,19 +143,26 @@ def test_it_correlates_with_worked_examples():
         correlations([1, 2], [1, 2])
 
 
-def test_it_bootstraps_the_accuracy_with_ties_as_wrong():
-    """600 right, 200 wrong, 200 ties and 50 unparsed: the paper's figure is 600/1000 and its
-    interval matches p +- 1.96 sqrt(p(1-p)/n) over the 1000 judged pairs; the ties-excluded
-    accuracy is 600/800 with its own interval."""
+def test_it_gives_the_accuracy_with_ties_as_wrong_its_own_interval():
+    """600 right, 200 wrong, 200 ties and 50 unparsed: the paper's figure is 600/1000 with the
+    interval of 600 of 1000 judged pairs; the ties-excluded accuracy is 600/800 with the
+    interval of 600 of 800; the unparsed replies are in neither."""
     outcomes = ["correct"] * 600 + ["wrong"] * 200 + ["tie"] * 200 + ["unparsed"] * 50
-    stats = accuracy_stats(outcomes, resamples=4000, seed=2)
-    half = 1.96 * math.sqrt(0.6 * 0.4 / 1000)
+    stats = accuracy_stats(outcomes)
     assert stats.accuracy_ties_as_wrong == 0.6
-    assert stats.accuracy_ties_as_wrong_ci_low == pytest.approx(0.6 - half, abs=0.006)
-    assert stats.accuracy_ties_as_wrong_ci_high == pytest.approx(0.6 + half, abs=0.006)
-    half = 1.96 * math.sqrt(0.75 * 0.25 / 800)
-    assert stats.ci_low == pytest.approx(0.75 - half, abs=0.006)
-    assert accuracy_stats(["tie"] * 3, resamples=100).accuracy_ties_as_wrong_ci_high == 0.0
+    paper = accuracy_stats(["correct"] * 600 + ["wrong"] * 400)
+    assert (stats.accuracy_ties_as_wrong_ci_low, stats.accuracy_ties_as_wrong_ci_high) == (
+        paper.ci_low,
+        paper.ci_high,
+    )
+    # At 1,000 pairs the corrected interval is the normal one, half a pair wider each side.
+    half = 1.96 * math.sqrt(0.6 * 0.4 / 1000) + 1 / 2000
+    assert paper.ci_low == pytest.approx(0.6 - half, abs=0.002)
+    left_out = accuracy_stats(["correct"] * 600 + ["wrong"] * 200)
+    assert (stats.ci_low, stats.ci_high) == (left_out.ci_low, left_out.ci_high)
+    only_ties = accuracy_stats(["tie"] * 3)
+    assert (only_ties.accuracy_ties_as_wrong_ci_low, only_ties.ci_low) == (0.0, None)
+    assert only_ties.accuracy_ties_as_wrong_ci_high == pytest.approx(newcombe_method_4(0, 3)[1])
 
 
 def test_it_computes_ndcg_as_in_the_textbook_example():
