@@ -22,7 +22,8 @@ def exact_coverage(n: int, accuracy: float, ties_as_wrong: bool = False) -> floa
         else:
             s = accuracy_stats(["correct"] * right + ["wrong"] * (n - right))
             low, high = s.ci_low, s.ci_high
-        assert low is not None and high is not None
+        assert low is not None
+        assert high is not None
         if low <= accuracy <= high:
             covered += float(stats.binom.pmf(right, n, accuracy))
     return covered
@@ -39,5 +40,6 @@ def test_it_covers_at_least_94_percent_at_20_pairs(ties_as_wrong: bool) -> None:
 def test_it_covers_at_50_pairs_and_twenty_of_twenty_is_not_a_point() -> None:
     assert min(exact_coverage(50, float(p)) for p in ACCURACIES[::4]) >= 0.94
     perfect = accuracy_stats(["correct"] * 20)
-    assert perfect.ci_low is not None and perfect.ci_low < 0.85
+    assert perfect.ci_low is not None
+    assert perfect.ci_low < 0.85
     assert perfect.ci_high == 1.0
