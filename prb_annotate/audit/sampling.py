@@ -288,9 +288,7 @@ def overall_allocation(
         rows = [CategoryPlan(c, populations[c], sizes[c], shares[c]) for c in populations]
         return expected_overall_half_width(rows, confidence) <= half_width + 1e-12
 
-    return proportional_allocation(
-        populations, smallest_size(reaches, sum(populations.values()))
-    )
+    return proportional_allocation(populations, smallest_size(reaches, sum(populations.values())))
 
 
 def plan_sample(
