@@ -28,10 +28,11 @@ the whole dataset. Pure functions; no ORM (``campaigns/planned_sample.py`` is th
    Overall, the stratified share ``sum W_h p_h`` with the same interval at Kish's effective
    sample size ``p q / v`` (Kish 1965; Dean & Pagano 2015 for Wilson in complex surveys),
    half a pair of the whole sample as its correction, where ``v`` is the stratified variance
-   ``sum W_h^2 p_h q_h / n_h (N_h - n_h) / (N_h - 1)`` (Cochran 1977, eq. 5.7). ``v`` and ``p q`` use shares shrunk by two successes and two
-   failures (Agresti & Coull 1998), so the design effect stays defined when a category's sample
-   is all validated or all excluded. Undecided pairs are assumed to be like the decided ones
-   for that estimate; the bounds count them as all excluded (low) and all validated (high).
+   ``sum W_h^2 p_h q_h / n_h (N_h - n_h) / (N_h - 1)`` (Cochran 1977, eq. 5.7). ``v`` and
+   ``p q`` use shares shrunk by two successes and two failures (Agresti & Coull 1998), so the
+   design effect stays defined when a category's sample is all validated or all excluded.
+   Undecided pairs are assumed to be like the decided ones for that estimate; the bounds
+   count them as all excluded (low) and all validated (high).
 4. **Top up.** After a pilot, the plan is recomputed with the observed (shrunk) share of each
    category in place of the expected one, and a category only ever grows.
 """
