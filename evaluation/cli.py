@@ -417,7 +417,7 @@ def run_correlate(args: argparse.Namespace) -> int:
     if not columns:
         raise EvaluationError(f"{args.downstream}: no numeric score column")
     report: dict[str, Any] = {}
-    print(f"{'downstream':<16} {'method':<12} {'n':>3} {'coef':>7} {'CI':>18} {'p':>8}")
+    print(f"{'downstream':<16} {'method':<12} {'n':>3} {'coef':>7} {'CI':>18} {'p':>16}")
     for column in columns:
         models, x, y = paired_values(
             bench, _column(rows, args.downstream, args.model_column, column)
@@ -443,20 +443,25 @@ def run_correlate(args: argparse.Namespace) -> int:
         }
         for result in results:
             print(_correlation_row(column, result))
+        for note in sorted({result.reason for result in results if result.reason}):
+            print(f"{column[:16]:<16} note: {note}")
         if not any(result.method == "ndcg" for result in results):
             print(f"{column[:16]:<16} ndcg: left out, it needs downstream values of 0 or more")
     missing = sorted(set(bench) ^ {str(row.get(args.model_column)) for row in rows})
     if missing:
         print(f"left out (in one file only): {', '.join(missing)}")
     if args.out is not None:
-        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        args.out.write_text(json.dumps(report, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     return 0
 
 
 def _correlation_row(column: str, result: Correlation) -> str:
     interval = "-" if result.ci_low is None else f"[{result.ci_low:.3f}, {result.ci_high:.3f}]"
     p_value = "-" if result.p_value is None else f"{result.p_value:.3g}"
+    if result.p_method == "exact permutation":
+        p_value += " (exact)"
+    coefficient = "-" if result.coefficient is None else f"{result.coefficient:.3f}"
     return (
-        f"{column[:16]:<16} {result.method:<12} {result.n:>3} {result.coefficient:>7.3f} "
-        f"{interval:>18} {p_value:>8}"
+        f"{column[:16]:<16} {result.method:<12} {result.n:>3} {coefficient:>7} "
+        f"{interval:>18} {p_value:>16}"
     )

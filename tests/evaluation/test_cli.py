@@ -307,9 +307,19 @@ def test_it_correlates_benchmark_accuracy_with_downstream_scores(tmp_path, capsy
     assert by_method["ndcg"]["coefficient"] == pytest.approx(1.0)
     assert by_method["rbo"]["coefficient"] == pytest.approx(1.0)
     assert by_method["weighted_tau"]["coefficient"] == pytest.approx(1.0)
-    assert by_method["rbo"]["interval"] == "bootstrap"
+    # Five models: exact permutation p-values (a perfect rank order of 5 is 2 of 120 orders,
+    # never p = 0) and no interval over models, each absence with its reason.
+    assert by_method["spearman"]["p_value"] == pytest.approx(2 / 120)
+    assert by_method["spearman"]["p_method"] == "exact permutation"
+    for method in ("spearman", "kendall", "ndcg", "rbo", "weighted_tau"):
+        assert by_method[method]["interval"] is None
+        assert by_method[method]["ci_low"] is None
+        assert "5 models" in by_method[method]["reason"]
+    assert "NaN" not in out.read_text()
     printed = capsys.readouterr().out
     assert "spearman" in printed
+    assert "0.0167 (exact)" in printed
+    assert "note: no interval with 5 models" in printed
     assert "left out (in one file only): m6" in printed
 
 

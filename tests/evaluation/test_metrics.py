@@ -6,8 +6,10 @@ import random
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from evaluation.metrics import (
+    DEGENERATE_REASON,
     accuracy_difference,
     accuracy_stats,
     accuracy_summary,
@@ -16,6 +18,7 @@ from evaluation.metrics import (
     fisher_interval,
     ndcg,
     outcome_of,
+    permutation_p_value,
     position_stats,
     rank_biased_overlap,
     ranking_agreement,
@@ -131,16 +134,80 @@ def test_it_correlates_with_worked_examples():
     assert spearman.coefficient == pytest.approx(0.8)
     assert kendall.coefficient == pytest.approx(0.6)
     assert pearson.coefficient == pytest.approx(0.8)
-    assert spearman.ci_low is not None
-    assert spearman.ci_high is not None
-    assert spearman.ci_low < 0.8 < spearman.ci_high
-    assert kendall.ci_low is not None  # n - 4 = 1
+    # Five models: Pearson keeps its Fisher interval, the rank correlations have none.
+    assert pearson.ci_low is not None
+    assert pearson.ci_high is not None
+    assert pearson.ci_low < 0.8 < pearson.ci_high
+    assert (spearman.ci_low, spearman.interval) == (None, None)
+    assert spearman.reason is not None
+    assert "5 models" in spearman.reason
+    many = correlations(list(range(12)), [1, 0, 2, 3, 5, 4, 6, 7, 8, 9, 11, 10])
+    assert all(c.interval == "fisher" and c.ci_low is not None for c in many)
     interval = fisher_interval(0.5, 50, "pearson")
     assert interval is not None
     assert (round(interval[0], 3), round(interval[1], 3)) == (0.257, 0.683)
     assert fisher_interval(0.5, 4, "kendall") is None
     with pytest.raises(ValueError, match="at least 3"):
         correlations([1, 2], [1, 2])
+
+
+def test_it_gives_exact_permutation_p_values_for_few_models():
+    """By hand: with 3 models in the same order, 2 of the 6 orders of y (1 2 3 and 3 2 1) are
+    as extreme, p = 1/3 for every coefficient, never 0; with 4, 2 of 24 = 1/12; 1..5 against
+    2,1,4,3,5 has Spearman 0.8, reached or passed in absolute value by 16 of 120 orders
+    (sum d^2 <= 4: the order itself, 4 adjacent swaps, 3 pairs of disjoint adjacent swaps, and
+    their 8 reverses)."""
+    for result in correlations([0.61, 0.64, 0.70], [3.0, 4.0, 5.0]):
+        assert result.p_value == pytest.approx(1 / 3)
+        assert result.p_method == "exact permutation"
+    assert permutation_p_value("kendall", [1, 2, 3, 4], [1, 2, 3, 4]) == pytest.approx(1 / 12)
+    by_hand = sum(
+        1
+        for order in itertools.permutations([2, 1, 4, 3, 5])
+        if abs(1 - 6 * sum((a - b) ** 2 for a, b in zip(order, range(1, 6))) / 120) >= 0.8
+    )
+    assert by_hand == 16
+    assert permutation_p_value("spearman", [1, 2, 3, 4, 5], [2, 1, 4, 3, 5]) == 16 / 120
+    # Without ties, scipy's exact Kendall test gives the same p-value.
+    rng = random.Random(3)
+    for n in (5, 7, 8):
+        x, y = rng.sample(range(50), n), rng.sample(range(50), n)
+        exact = stats.kendalltau(x, y, method="exact").pvalue
+        assert permutation_p_value("kendall", x, y) == pytest.approx(exact)
+    # A constant series has no correlation: no value, no p-value, and the reason.
+    constant = correlations([0.7, 0.7, 0.7], [1.0, 2.0, 3.0])
+    assert all(c.coefficient is None and c.p_value is None and c.reason for c in constant)
+
+
+def test_it_gives_rbo_with_ties_a_value_that_does_not_depend_on_names():
+    """The hand-worked examples of rbo_of_scores; the value is the same whatever order the
+    models come in; without ties it is Webber's RBO; identical tied rankings agree fully."""
+    assert rbo_of_scores([3, 2, 2, 1], [4, 3, 2, 1], 0.5) == pytest.approx(0.9375)
+    assert rbo_of_scores([2, 2, 1], [3, 2, 1], 0.5) == pytest.approx(0.75)
+    broken = [rank_biased_overlap(first, "abcd", 0.5) for first in ("abcd", "acbd")]
+    assert rbo_of_scores([3, 2, 2, 1], [4, 3, 2, 1], 0.5) == pytest.approx(sum(broken) / 2)
+    x, y = [0.7, 0.6, 0.6, 0.6, 0.5, 0.4], [9.0, 7.0, 8.0, 6.0, 6.0, 1.0]
+    value = rbo_of_scores(x, y)
+    for order in itertools.permutations(range(6)):
+        assert rbo_of_scores([x[i] for i in order], [y[i] for i in order]) == pytest.approx(value)
+    assert rbo_of_scores([1, 1, 2], [1, 1, 2]) == pytest.approx(1.0)
+    assert rbo_of_scores([4, 3, 1, 2], [4, 3, 2, 1], 0.9) == pytest.approx(
+        rank_biased_overlap("abcd", "abdc", 0.9)
+    )
+
+
+def test_it_never_shows_a_zero_width_interval():
+    """Twelve models whose downstream values are all but one equal: most resamples leave RBO
+    and NDCG constant; an interval of zero width is dropped with its reason, never shown."""
+    accuracy = [0.5 + 0.01 * i for i in range(12)]
+    results = ranking_agreement(accuracy, [1.0] * 12, resamples=300)
+    for result in results:
+        if result.ci_low is not None:
+            assert result.ci_high is not None
+            assert result.ci_high - result.ci_low > 0
+        else:
+            assert result.reason
+    assert any(r.reason == DEGENERATE_REASON for r in results)
 
 
 def test_it_gives_the_accuracy_with_ties_as_wrong_its_own_interval():
