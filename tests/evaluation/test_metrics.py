@@ -164,7 +164,8 @@ def test_it_gives_exact_permutation_p_values_for_few_models():
     by_hand = sum(
         1
         for order in itertools.permutations([2, 1, 4, 3, 5])
-        if abs(1 - 6 * sum((a - b) ** 2 for a, b in zip(order, range(1, 6))) / 120) >= 0.8
+        if abs(1 - 6 * sum((a - b) ** 2 for a, b in zip(order, range(1, 6), strict=True)) / 120)
+        >= 0.8
     )
     assert by_hand == 16
     assert permutation_p_value("spearman", [1, 2, 3, 4, 5], [2, 1, 4, 3, 5]) == 16 / 120
