@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from evaluation import strict_json
 from evaluation.baselines import is_builtin
 from evaluation.compare_cli import add_compare_command
 from evaluation.config import PAPER_MAX_LENGTH, ScoreConfig
@@ -451,7 +452,7 @@ def run_correlate(args: argparse.Namespace) -> int:
     if missing:
         print(f"left out (in one file only): {', '.join(missing)}")
     if args.out is not None:
-        args.out.write_text(json.dumps(report, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        args.out.write_text(strict_json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
 
 

@@ -323,7 +323,7 @@ def plan_sample(
     return SamplePlan(targets=targets, k=k, categories=rows)
 
 
-def shrunk_share(successes: int, total: int) -> float:
+def shrunk_share(successes: float, total: int) -> float:
     """(x + 2) / (n + 4): the observed share pulled away from 0 and 1 (Agresti & Coull 1998)."""
     return (successes + SHRINK) / (total + 2 * SHRINK)
 

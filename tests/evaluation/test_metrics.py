@@ -71,6 +71,8 @@ def test_it_gives_newcombes_continuity_corrected_wilson_interval():
     for (right, n), bounds in examples.items():
         outcomes = ["correct"] * right + ["wrong"] * (n - right) + ["unparsed"] * 3
         stats = accuracy_stats(outcomes)
+        assert stats.ci_low is not None
+        assert stats.ci_high is not None
         assert (round(stats.ci_low, 4), round(stats.ci_high, 4)) == bounds
         assert stats.interval == "wilson_cc"
     for n in range(1, 41):
@@ -318,6 +320,7 @@ def test_it_bootstraps_ranking_measures_over_models():
         assert result.p_value is None
         assert result.ci_low is not None
         assert result.ci_high is not None
+        assert result.coefficient is not None
         assert result.ci_low <= result.coefficient <= result.ci_high
         assert result.ci_high <= 1.0
     again = ranking_agreement(list(accuracy), list(downstream), resamples=500)
