@@ -24,6 +24,7 @@ models or fewer, p-values are exact permutation p-values and no interval over mo
 given: ``reason`` says so, as it says why any other figure is missing.
 """
 
+import functools
 import itertools
 import math
 import warnings
@@ -347,6 +348,12 @@ def _statistic_rows(method: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return _kendall_rows(x, y)
 
 
+@functools.cache
+def all_orders(n: int) -> np.ndarray:
+    """Every permutation of ``range(n)``, one a row (kept: 9! rows take a moment to build)."""
+    return np.array(list(itertools.permutations(range(n))), dtype=np.int8)
+
+
 def permutation_p_value(method: str, x: Sequence[float], y: Sequence[float]) -> float | None:
     """Exact two-sided permutation p-value of ``method`` (pearson, spearman or kendall):
     the share of all ``n!`` orders of ``y`` whose coefficient is at least as far from 0 as
@@ -361,7 +368,7 @@ def permutation_p_value(method: str, x: Sequence[float], y: Sequence[float]) -> 
     0.3333
     """
     values = np.asarray(x, dtype=float)
-    orders = np.asarray(y, dtype=float)[np.array(list(itertools.permutations(range(len(y)))))]
+    orders = np.asarray(y, dtype=float)[all_orders(len(y))]
     everything = _statistic_rows(method, values, orders)
     observed = _statistic_rows(method, values, np.asarray(y, dtype=float)[None, :])[0]
     if math.isnan(observed):
