@@ -290,9 +290,10 @@ class Correlation:
 
 # With at most this many models, p-values come from every permutation of the downstream
 # values (9! = 362,880 orders, under a second), and no interval resamples the models: a
-# bootstrap over 4 to 9 models covered 0.62 to 0.86 in simulation, gave zero-width intervals a
-# quarter of the time at 4, and Fisher's z for rank correlations assumes more models than that
-# (its variance factors are asymptotic). Above it, scipy's tests and the intervals stand.
+# percentile bootstrap over 4 models covers 0.83 and is of zero width 17 % of the time
+# (bench/coverage_bench.py), its coverage over a handful depends on the unknown correlation,
+# and Fisher's z for rank correlations rests on asymptotic variance factors. Above it,
+# scipy's tests and the intervals stand.
 FEW_MODELS = 9
 FEW_MODELS_REASON = (
     "no interval with {n} models: an interval over {limit} models or fewer falls well short of "
