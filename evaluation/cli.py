@@ -119,7 +119,12 @@ def add_statistics_options(score: argparse.ArgumentParser) -> None:
         "--group-by", help="record label to report accuracy by (e.g. validation.verdict)"
     )
     score.add_argument("--seed", type=int, default=0)
-    score.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
+    score.add_argument(
+        "--resamples",
+        type=int,
+        default=2000,
+        help="kept for older command lines: the accuracy intervals (Wilson) resample nothing",
+    )
     score.add_argument("--confidence", type=float, default=0.95)
     score.add_argument(
         "--self-check",
