@@ -84,7 +84,7 @@ def build_campaign(pairs: int, annotators: int, *, seed: int = 1) -> tuple[int, 
     dataset = Dataset.objects.create(name="bench", source="synthetic")
     rows = []
     for record in synthetic_records(pairs, seed=seed):
-        text = json.dumps(record, sort_keys=True)
+        text = json.dumps(record, sort_keys=True, allow_nan=False)
         rows.append(
             Pair(
                 dataset=dataset,
@@ -352,7 +352,8 @@ def annotator_loop(
             continue
         assignment = json.loads(body)["assignment"]
         status, body = annotator.post(
-            f"/api/assignments/{assignment}/submit/", json.dumps(form(assignment)).encode()
+            f"/api/assignments/{assignment}/submit/",
+            json.dumps(form(assignment), allow_nan=False).encode(),
         )
         done = time.perf_counter()
         if status != 201:
@@ -616,7 +617,12 @@ def reset_postgres(url: str, *, create: bool) -> None:
 
 
 def run_child(mode: str, options: dict[str, Any]) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--child", json.dumps({"mode": mode, **options})]
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        json.dumps({"mode": mode, **options}, allow_nan=False),
+    ]
     output = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
     return json.loads(output.stdout.strip().splitlines()[-1])
 
@@ -656,7 +662,7 @@ def main() -> None:
     if args.child:
         options = json.loads(args.child)
         child = load_child if options["mode"] == "load" else profile_child
-        print(json.dumps(child(options)))
+        print(json.dumps(child(options), allow_nan=False))
         return
 
     print(

@@ -105,7 +105,7 @@ def run(database: str, pairs: int, cycles: int, folder: str, pg_url: str) -> dic
         url = pg_url
     else:
         url = f"sqlite:///{Path(folder) / f'page_{pairs}.sqlite3'}"
-    options = json.dumps({"url": url, "pairs": pairs, "cycles": cycles})
+    options = json.dumps({"url": url, "pairs": pairs, "cycles": cycles}, allow_nan=False)
     command = [sys.executable, __file__, "--child", options]
     try:
         output = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
@@ -127,7 +127,7 @@ def main() -> None:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(json.loads(args.child))))
+        print(json.dumps(child(json.loads(args.child)), allow_nan=False))
         return
     print(
         f"calibration: a 5M-step Python loop takes {annotate_load.calibration_seconds():.2f} s "

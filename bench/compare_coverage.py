@@ -3,7 +3,8 @@ Run by hand: ``python bench/compare_coverage.py`` (about a minute; ``--replicate
 
 Simulated pairs with known accuracies, each figure over ``--replicates`` simulated benchmarks:
 
-1. Wilson interval of one accuracy (n pairs, true accuracy p): coverage of p.
+1. Wilson interval of one accuracy with continuity correction (n pairs, true accuracy p):
+   coverage of p.
 2. Paired bootstrap interval of the difference of two models on the same pairs (their right
    answers correlated, as two reward models' are): coverage of the true difference.
 3. Newcombe interval of validated minus excluded accuracy (two independent sets of pairs).
@@ -22,11 +23,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from evaluation.significance import (
+    corrected_wilson_interval,
     holm_adjust,
     mcnemar_of,
     newcombe_difference_interval,
     paired_bootstrap_difference,
-    wilson_interval,
 )
 
 
@@ -53,12 +54,15 @@ def true_difference(p1: float, p2: float, agreement: float) -> float:
 
 
 def wilson_coverage(replicates: int, rng: np.random.Generator) -> list[str]:
-    lines = ["Wilson interval of one accuracy (95%)", f"{'n':>6} {'p':>5} {'coverage':>9}"]
+    lines = [
+        "Wilson interval of one accuracy, continuity-corrected as the leaderboard gives it (95%)",
+        f"{'n':>6} {'p':>5} {'coverage':>9}",
+    ]
     for n in (20, 50, 200, 1000):
         for p in (0.5, 0.7, 0.9):
             hits = 0
             for successes in rng.binomial(n, p, size=replicates):
-                low, high = wilson_interval(int(successes), n) or (0.0, 1.0)
+                low, high = corrected_wilson_interval(int(successes), n) or (0.0, 1.0)
                 hits += low <= p <= high
             lines.append(f"{n:>6} {p:>5.2f} {hits / replicates:>9.3f}")
     return lines

@@ -206,7 +206,7 @@ def main() -> None:
             result = export_once(
                 database_url, int(campaign_id), fmt, Path(work) / "out", int(workers)
             )
-            print(json.dumps(result))
+            print(json.dumps(result, allow_nan=False))
         return
 
     sys.path.insert(0, str(ROOT))

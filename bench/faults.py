@@ -134,7 +134,7 @@ class ThrowawayPostgres:
 
 def database_child(operation: str, database_url: str, **options: Any) -> dict[str, Any]:
     """Run ``operation`` (``setup`` or ``check``) in a child process on ``database_url``."""
-    payload = json.dumps({"operation": operation, "url": database_url, **options})
+    payload = json.dumps({"operation": operation, "url": database_url, **options}, allow_nan=False)
     env = dict(os.environ, DATABASE_URL=database_url)
     # A server on its own database refuses to start without a key; any will do for a bench.
     env.setdefault("SECRET_KEY", "bench-only-secret-key-never-used-by-a-server")
@@ -235,7 +235,7 @@ def child_main() -> None:
     from django.db import connection
 
     connection.close()
-    print(json.dumps(result))
+    print(json.dumps(result, allow_nan=False))
 
 
 # --- annotators ---------------------------------------------------------------------------

@@ -93,7 +93,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.child[0], Path(args.child[1]))))
+        print(json.dumps(child(args.child[0], Path(args.child[1])), allow_nan=False))
         return
 
     sys.path.insert(0, str(ROOT))

@@ -126,9 +126,7 @@ def score_builtin(
         categories=[pair.category for pair in pairs],
         groups=groups,
         group_by=group_by,
-        resamples=config.resamples,
         confidence=config.confidence,
-        seed=config.seed,
     )
     check = None
     if config.self_check:

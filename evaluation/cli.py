@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from evaluation import strict_json
 from evaluation.baselines import is_builtin
 from evaluation.compare_cli import add_compare_command
 from evaluation.config import PAPER_MAX_LENGTH, ScoreConfig
@@ -118,7 +119,12 @@ def add_statistics_options(score: argparse.ArgumentParser) -> None:
         "--group-by", help="record label to report accuracy by (e.g. validation.verdict)"
     )
     score.add_argument("--seed", type=int, default=0)
-    score.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
+    score.add_argument(
+        "--resamples",
+        type=int,
+        default=2000,
+        help="kept for older command lines: the accuracy intervals (Wilson) resample nothing",
+    )
     score.add_argument("--confidence", type=float, default=0.95)
     score.add_argument(
         "--self-check",
@@ -417,7 +423,7 @@ def run_correlate(args: argparse.Namespace) -> int:
     if not columns:
         raise EvaluationError(f"{args.downstream}: no numeric score column")
     report: dict[str, Any] = {}
-    print(f"{'downstream':<16} {'method':<12} {'n':>3} {'coef':>7} {'CI':>18} {'p':>8}")
+    print(f"{'downstream':<16} {'method':<12} {'n':>3} {'coef':>7} {'CI':>18} {'p':>16}")
     for column in columns:
         models, x, y = paired_values(
             bench, _column(rows, args.downstream, args.model_column, column)
@@ -443,20 +449,25 @@ def run_correlate(args: argparse.Namespace) -> int:
         }
         for result in results:
             print(_correlation_row(column, result))
+        for note in sorted({result.reason for result in results if result.reason}):
+            print(f"{column[:16]:<16} note: {note}")
         if not any(result.method == "ndcg" for result in results):
             print(f"{column[:16]:<16} ndcg: left out, it needs downstream values of 0 or more")
     missing = sorted(set(bench) ^ {str(row.get(args.model_column)) for row in rows})
     if missing:
         print(f"left out (in one file only): {', '.join(missing)}")
     if args.out is not None:
-        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        args.out.write_text(strict_json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
 def _correlation_row(column: str, result: Correlation) -> str:
     interval = "-" if result.ci_low is None else f"[{result.ci_low:.3f}, {result.ci_high:.3f}]"
     p_value = "-" if result.p_value is None else f"{result.p_value:.3g}"
+    if result.p_method == "exact permutation":
+        p_value += " (exact)"
+    coefficient = "-" if result.coefficient is None else f"{result.coefficient:.3f}"
     return (
-        f"{column[:16]:<16} {result.method:<12} {result.n:>3} {result.coefficient:>7.3f} "
-        f"{interval:>18} {p_value:>8}"
+        f"{column[:16]:<16} {result.method:<12} {result.n:>3} {coefficient:>7} "
+        f"{interval:>18} {p_value:>16}"
     )

@@ -9,7 +9,7 @@ web process computes it from stored pair scores.
 For each subset (all pairs, validated, excluded, each category):
 
 - every model's accuracy with ties left out and with ties as wrong, each with a Wilson
-  interval; the models are ranked by the figure the tie policy names;
+  interval with continuity correction; the models are ranked by the figure the tie policy names;
 - each model's difference to the best on the pairs both decided, with a paired bootstrap
   interval and the exact McNemar p-value on the same pairs, Holm-adjusted over the comparisons
   with the best, and its significance group (group 1: statistically tied with #1);
@@ -37,13 +37,13 @@ from evaluation.significance import (
     Codes,
     accuracy_of,
     as_codes,
+    corrected_wilson_interval,
     holm_adjust,
     mcnemar_of,
     paired_bootstrap_difference,
     rank_agreement,
     significance_groups,
     two_proportions,
-    wilson_interval,
 )
 
 TiePolicy = Literal["left-out", "as-wrong"]
@@ -99,7 +99,7 @@ class Estimate:
 
 
 def estimate(successes: int, n: int, confidence: float) -> Estimate:
-    interval = wilson_interval(successes, n, confidence)
+    interval = corrected_wilson_interval(successes, n, confidence)
     if interval is None:
         return Estimate(None, None, None, successes, n, "no pair decided")
     return Estimate(successes / n, interval[0], interval[1], successes, n)
@@ -220,7 +220,7 @@ class Leaderboard:
 
 
 TEST_WORDS = {
-    "accuracy_interval": "Wilson score interval",
+    "accuracy_interval": "Wilson score interval with continuity correction (Newcombe method 4)",
     "difference": "accuracy minus the best's, on the pairs both decided (with ties left out, "
     "a pair either tied is not among them)",
     "difference_interval": "paired percentile bootstrap over those pairs",

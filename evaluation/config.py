@@ -49,7 +49,9 @@ class ScoreConfig:
         chat_template: a Jinja chat template replacing (or supplying) the tokenizer's.
         max_new_tokens: reply length a judge may generate.
         seed: judge answer positions and bootstrap resampling.
-        resamples, confidence: bootstrap of the accuracy intervals.
+        confidence: level of the accuracy intervals (Wilson's, with continuity correction).
+        resamples: kept in the run's settings for older command lines; the accuracy
+            intervals are computed exactly and resample nothing.
         group_by: a record label (``validation.verdict``, ``split``, any scalar field) to report
             accuracy by; ``None`` uses ``validation.verdict`` when records have it.
         progress: show a progress bar.

@@ -9,7 +9,6 @@ Files written to ``OUT/``:
   out, and ties as wrong, each with its interval).
 """
 
-import json
 import os
 import shutil
 import tempfile
@@ -18,6 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
+from evaluation import strict_json
 from evaluation.config import PAPER_MAX_LENGTH
 from evaluation.errors import EvaluationError
 from evaluation.metrics import AccuracyStats, AccuracySummary, PositionStats
@@ -180,9 +180,11 @@ def write_outputs(result: ScoreResult, out_dir: str | Path) -> tuple[Path, Path]
         out.mkdir(parents=True, exist_ok=True)
         with _hidden_file(scores, written) as file:
             for pair in result.pairs:
-                file.write(json.dumps(pair.as_dict(), ensure_ascii=False) + "\n")
+                file.write(strict_json.dumps(pair.as_dict(), ensure_ascii=False) + "\n")
         with _hidden_file(summary, written) as file:
-            file.write(json.dumps(result.summary_dict(), indent=2, ensure_ascii=False) + "\n")
+            file.write(
+                strict_json.dumps(result.summary_dict(), indent=2, ensure_ascii=False) + "\n"
+            )
         os.replace(written[0], scores)
         os.replace(written[1], summary)
     except OSError as error:

@@ -100,8 +100,9 @@ def tokenizer_sha256(tokenizer: Any) -> str:
         data = json.loads(backend.to_str())
         data.pop("padding", None)
         data.pop("truncation", None)
-        return sha256_text(json.dumps(data, sort_keys=True, ensure_ascii=False))
-    return sha256_text(json.dumps(sorted(tokenizer.get_vocab().items()), ensure_ascii=False))
+        return sha256_text(json.dumps(data, sort_keys=True, ensure_ascii=False, allow_nan=False))
+    vocabulary = sorted(tokenizer.get_vocab().items())
+    return sha256_text(json.dumps(vocabulary, ensure_ascii=False, allow_nan=False))
 
 
 def chat_template_sha256(template: Any) -> str | None:
@@ -109,7 +110,7 @@ def chat_template_sha256(template: Any) -> str | None:
         return None
     if isinstance(template, str):
         return sha256_text(template)
-    return sha256_text(json.dumps(template, sort_keys=True, ensure_ascii=False))
+    return sha256_text(json.dumps(template, sort_keys=True, ensure_ascii=False, allow_nan=False))
 
 
 def input_settings(config: ScoreConfig, limit: int | None, source: str) -> dict[str, Any]:

@@ -173,9 +173,7 @@ def summarize(
         categories=[pair.category for pair in pairs],
         groups=groups,
         group_by=group_by,
-        resamples=config.resamples,
         confidence=config.confidence,
-        seed=config.seed,
     )
     positions_seen = None
     fit = input_fit(pairs, scores, config, loaded)

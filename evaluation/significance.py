@@ -5,7 +5,10 @@ can compute a leaderboard from stored pair scores. Each model's result on a pair
 ``1`` (right), ``0`` (wrong) or ``None`` (left out of its accuracy: a tie when ties are left
 out, a judge reply that named no answer).
 
-- :func:`wilson_interval`: the score interval of one accuracy (Wilson 1927).
+- :func:`wilson_interval`: the score interval of one proportion (Wilson 1927), and
+  :func:`corrected_wilson_interval`, the same with a continuity correction (Newcombe 1998,
+  method 4): the interval every reported accuracy carries, since it keeps 95 % coverage at a
+  few dozen pairs where the plain one does not.
 - :func:`exact_mcnemar`: two models on the same pairs, the exact binomial test on the pairs
   where exactly one of them is right (McNemar 1947, exact form).
 - :func:`paired_bootstrap_difference`: the difference of two accuracies on the pairs both
@@ -74,6 +77,56 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     spread = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
     denominator = 1 + z * z / n
     return max(0.0, (centre - spread) / denominator), min(1.0, (centre + spread) / denominator)
+
+
+def wilson_bounds(share: float, size: float, z: float) -> tuple[float, float]:
+    """The two roots of Wilson's score equation ``(share - pi)^2 = z^2 pi (1 - pi) / size`` for
+    a share in [0, 1] at a (possibly effective, non-integer) positive size."""
+    denominator = 1 + z * z / size
+    centre = (share + z * z / (2 * size)) / denominator
+    spread = z * math.sqrt(share * (1 - share) / size + z * z / (4 * size * size)) / denominator
+    return max(0.0, centre - spread), min(1.0, centre + spread)
+
+
+def corrected_wilson(
+    share: float, size: float, correction: float, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Wilson's interval with a continuity correction: the lower bound solves the score
+    equation at ``share - correction``, the upper at ``share + correction``, each clipped to
+    [0, 1] (a share of 0 has the lower bound 0, a share of 1 the upper bound 1).
+
+    With ``size = n`` and ``correction = 1 / (2 n)`` this is Newcombe's method 4; the sampling
+    estimate passes the size after the finite-population correction and the same half step
+    ``1 / (2 n)`` of the sample share. The outcome is discrete, so the half step is what keeps
+    the coverage at its level where the plain interval dips (0.917 at 20 pairs).
+    """
+    z = z_value(confidence)
+    below, above = share - correction, share + correction
+    low = 0.0 if below <= 0 else wilson_bounds(below, size, z)[0]
+    high = 1.0 if above >= 1 else wilson_bounds(above, size, z)[1]
+    return low, high
+
+
+def corrected_wilson_interval(
+    successes: int | float, n: int | float, confidence: float = 0.95
+) -> tuple[float, float] | None:
+    """Wilson's score interval with continuity correction for ``successes / n`` (Newcombe 1998,
+    Statistics in Medicine 17:857, method 4); ``None`` when ``n`` is 0.
+
+    Its exact coverage at 20 pairs is at least 0.958 for every accuracy from 0.5 to 0.95
+    (the plain interval's falls to 0.917), and 20 right of 20 gives [0.800, 1], never [1, 1].
+    The paper's examples: 81/263 gives 0.2535 to 0.3682, 0/20 gives 0 to 0.2005.
+
+    >>> [round(bound, 4) for bound in corrected_wilson_interval(81, 263)]
+    [0.2535, 0.3682]
+    >>> [round(bound, 4) for bound in corrected_wilson_interval(0, 20)]
+    [0.0, 0.2005]
+    """
+    if n <= 0:
+        return None
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must be between 0 and n ({n}), not {successes}")
+    return corrected_wilson(successes / n, n, 1 / (2 * n), confidence)
 
 
 @dataclass(frozen=True)

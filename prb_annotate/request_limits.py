@@ -23,6 +23,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonRespons
 from django.template.loader import render_to_string
 
 from prb_annotate.formatting import byte_size
+from prb_annotate.strictjson import STRICT
 
 NUL = "\x00"
 API_PREFIX = "/api/"
@@ -61,7 +62,7 @@ def refusal(request: HttpRequest, status: int, field: str, message: str) -> Http
         from prb_annotate.api.errors import error_body
 
         errors = {} if field == "path" else {field: [message]}
-        return JsonResponse(error_body(message, errors), status=status)
+        return JsonResponse(error_body(message, errors), status=status, json_dumps_params=STRICT)
     page = render_to_string("prb_annotate/refused.html", {"status": status, "message": message})
     return HttpResponse(page, status=status)
 

@@ -286,7 +286,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # JSON, and DRF's browsable API without its inline styles (Content-Security-Policy).
     "DEFAULT_RENDERER_CLASSES": [
-        "rest_framework.renderers.JSONRenderer",
+        "prb_annotate.api.renderers.StrictJSONRenderer",
         "prb_annotate.api.renderers.BrowsableAPIRenderer",
     ],
     # DRF's parsers, with a JSON parser that refuses absurdly nested bodies with a 400.

@@ -205,3 +205,42 @@ def test_it_keeps_the_layers_in_order() -> None:
             if presentation and package not in {"views", "api"}:
                 wrong.append(f"{module} imports {target}")
     assert not wrong, "\n".join(sorted(wrong))
+
+
+def json_writers(path: Path) -> list[ast.Call]:
+    """Every ``json.dump`` / ``json.dumps`` call and every ``JsonResponse`` in a file."""
+    calls = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if not isinstance(node, ast.Call):
+            continue
+        function = node.func
+        dumping = (
+            isinstance(function, ast.Attribute)
+            and function.attr in {"dump", "dumps"}
+            and isinstance(function.value, ast.Name)
+            and function.value.id == "json"
+        )
+        responding = isinstance(function, ast.Name) and function.id == "JsonResponse"
+        if dumping or responding:
+            calls.append(node)
+    return calls
+
+
+def test_every_json_writer_refuses_nan() -> None:
+    """No bare NaN or Infinity in any JSON the project writes: every ``json.dump(s)`` passes
+    ``allow_nan=False`` (the strict helpers ``prb_annotate/strictjson.py`` and
+    ``evaluation/strict_json.py`` write undefined figures as null first), and every
+    ``JsonResponse`` passes ``json_dumps_params``."""
+    wrong = []
+    for folder in ("prb_annotate", "evaluation", "bench", "fixtures"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for call in json_writers(path):
+                keywords = {keyword.arg: keyword.value for keyword in call.keywords}
+                if isinstance(call.func, ast.Name):
+                    ok = "json_dumps_params" in keywords
+                else:
+                    flag = keywords.get("allow_nan")
+                    ok = isinstance(flag, ast.Constant) and flag.value is False
+                if not ok:
+                    wrong.append(f"{path.relative_to(ROOT)}:{call.lineno}")
+    assert not wrong, "JSON written without allow_nan=False: " + ", ".join(wrong)

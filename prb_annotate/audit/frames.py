@@ -176,7 +176,7 @@ class IdIn(Func):
         if not self.ids:
             return "1 = 0", ()
         sql, params = self._bounded(compiler, "IN (SELECT value FROM json_each(%s))")
-        return sql, (*params, json.dumps(self.ids))
+        return sql, (*params, json.dumps(self.ids, allow_nan=False))
 
     def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
         if not self.ids:

@@ -3,36 +3,43 @@ the whole dataset. Pure functions; no ORM (``campaigns/planned_sample.py`` is th
 
 1. **Plan.** A target half-width ``e`` for the 95 % interval of the validated share, overall
    and/or per category, and an expected share ``p`` give each category's sample size under
-   stratified simple random sampling without replacement. The exact variance of a sample share
-   is ``p q / n * (N - n) / (N - 1)`` (Cochran 1977, eq. 3.7), so one category needs the
-   smallest ``n`` with ``z^2 p q / n * (N - n) / (N - 1) <= e^2``, which is Cochran's
-   ``n = n0 / (1 + (n0 - 1) / N)`` with ``n0 = z^2 p q / e^2`` (eq. 4.2). The overall target
-   is met by the smallest proportional allocation (``ceil(n N_h / N)`` per category) whose
-   stratified variance ``sum W_h^2 p_h q_h / n_h (N_h - n_h) / (N_h - 1)`` reaches it, found by
-   bisection since that variance falls as ``n`` grows. With both targets each category takes
-   the larger size. Annotations are ``k`` per pair plus one per expected split vote.
+   stratified simple random sampling without replacement. A plan is sized with the interval
+   its result is reported with (step 3): one category needs the smallest ``n`` whose reported
+   interval, when ``p n`` of its ``n`` pairs are validated, has a half-width of at most ``e``.
+   Cochran's normal-approximation size ``n0 / (1 + (n0 - 1) / N)`` with ``n0 = z^2 p q / e^2``
+   (Cochran 1977, eq. 4.2) falls short of that near 0 or 1: at N = 1,000, p = 0.97 and
+   e = 0.10 it plans 12 pairs, whose interval is ±0.14. The overall target is met by the
+   smallest proportional allocation (``ceil(n N_h / N)`` per category) whose reported overall
+   interval at the expected shares reaches it. Both are found by bisection, since the reported
+   half-width falls as the sample grows. With both targets each category takes the larger
+   size. Annotations are ``k`` per pair plus one per expected split vote.
 2. **Draw.** Each category's pairs (sorted ids) are shuffled by a generator seeded with the
    campaign seed and the category; the sample is a prefix of that order. Extending the sample
    takes the next pairs of the same order, so a campaign extended from n to n' pairs holds
    exactly the pairs a campaign planned for n' from the start would hold.
 3. **Estimate.** Per category, the share among decided pairs with a Wilson interval whose
    sample size is the effective one under the finite-population correction,
-   ``n_eff = n (N - 1) / (N - n)``: Wilson keeps its coverage near nominal for small samples and
-   shares near 0 or 1 where the normal (Wald) interval does not (Brown, Cai & DasGupta 2001),
-   and a census (``n = N``) gives the share itself, with no interval. Overall, the stratified
-   share ``sum W_h p_h`` with a Wilson interval at Kish's effective sample size
-   ``p q / v`` (Kish 1965; Dean & Pagano 2015 for Wilson in complex surveys), where ``v`` is
-   the stratified variance above. ``v`` and ``p q`` use shares shrunk by two successes and two
-   failures (Agresti & Coull 1998), so the design effect stays defined when a category's sample
-   is all validated or all excluded. Undecided pairs are assumed to be like the decided ones
-   for that estimate; the bounds count them as all excluded (low) and all validated (high).
+   ``n_eff = n (N - 1) / (N - n)``, and a continuity correction of half a pair, ``1 / (2 n)``
+   of the sample share (Newcombe 1998, method 4, at the effective size): Wilson keeps its
+   coverage for small samples and shares near 0 or 1 where the normal (Wald) interval does not
+   (Brown, Cai & DasGupta 2001), and the half step keeps it where the sample share can take
+   only a few values (a large sampling fraction of a small category, where the plain interval
+   covers 0.80 to 0.93). A census (``n = N``) gives the share itself, with no interval.
+   Overall, the stratified share ``sum W_h p_h`` with the same interval at Kish's effective
+   sample size ``p q / v`` (Kish 1965; Dean & Pagano 2015 for Wilson in complex surveys),
+   half a pair of the whole sample as its correction, where ``v`` is the stratified variance
+   ``sum W_h^2 p_h q_h / n_h (N_h - n_h) / (N_h - 1)`` (Cochran 1977, eq. 5.7). ``v`` and
+   ``p q`` use shares shrunk by two successes and two failures (Agresti & Coull 1998), so the
+   design effect stays defined when a category's sample is all validated or all excluded.
+   Undecided pairs are assumed to be like the decided ones for that estimate; the bounds
+   count them as all excluded (low) and all validated (high).
 4. **Top up.** After a pilot, the plan is recomputed with the observed (shrunk) share of each
    category in place of the expected one, and a category only ever grows.
 """
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from statistics import NormalDist
 from typing import Any
@@ -125,14 +132,15 @@ class SamplePlan:
         return {row.category: row.pairs for row in self.categories}
 
     def expected_half_widths(self) -> dict[str, Any]:
-        """The half-widths this plan reaches if the expected shares are right."""
-        z = z_value(self.targets.confidence)
+        """The half-widths the estimate reports if the observed shares are the expected ones."""
+        confidence = self.targets.confidence
         per_category = {
-            row.category: z
-            * math.sqrt(sample_variance(row.expected_share, row.pairs, row.population))
+            row.category: reported_half_width(
+                row.expected_share, row.pairs, row.population, confidence
+            )
             for row in self.categories
         }
-        overall = z * math.sqrt(_stratified_variance(self.categories))
+        overall = expected_overall_half_width(self.categories, confidence)
         return {"overall": overall, "per_category": per_category}
 
     def as_json(self) -> dict[str, Any]:
@@ -198,10 +206,9 @@ def fpc_size(n0: float, population: int) -> float:
     return n0 / (1 + (n0 - 1) / population)
 
 
-def category_sample_size(
-    population: int, half_width: float, share: float, confidence: float = 0.95
-) -> int:
-    """Cochran's n0 / (1 + (n0 - 1) / N), rounded up, at least 1 and at most N."""
+def cochran_size(population: int, half_width: float, share: float, confidence: float = 0.95) -> int:
+    """Cochran's n0 / (1 + (n0 - 1) / N), rounded up, at least 1 and at most N: the normal
+    approximation's size, for comparison (plans use :func:`category_sample_size`)."""
     if population <= 0:
         return 0
     # A tolerance keeps a size that is whole up to rounding from being pushed up by one.
@@ -209,16 +216,52 @@ def category_sample_size(
     return min(max(size, 1), population)
 
 
-def _stratified_variance(categories: Sequence[CategoryPlan]) -> float:
-    total = sum(row.population for row in categories)
-    if total == 0:
-        return 0.0
-    return sum(
-        (row.population / total) ** 2
-        * sample_variance(row.expected_share, row.pairs, row.population)
-        for row in categories
-        if row.population
-    )
+def reported_half_width(
+    share: float, sample: int, population: int, confidence: float = 0.95
+) -> float:
+    """The half-width :func:`category_estimate` reports when ``share`` of ``sample`` pairs
+    drawn from ``population`` are validated (0 for a census)."""
+    half = category_estimate(share * sample, sample, population, confidence)["half_width"]
+    return math.inf if half is None else float(half)
+
+
+def smallest_size(reaches: Callable[[int], bool], largest: int) -> int:
+    """The smallest size in 1..``largest`` that ``reaches`` the target, by bisection (the
+    reported half-width falls as the sample grows); ``largest`` when none does."""
+    low, high = 1, largest
+    while low < high:
+        middle = (low + high) // 2
+        if reaches(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def category_sample_size(
+    population: int, half_width: float, share: float, confidence: float = 0.95
+) -> int:
+    """The smallest sample whose reported interval (Wilson with continuity correction at the
+    FPC-effective size) has a half-width of at most ``half_width`` when the observed share is
+    ``share``; at least 1, at most N (a census has no sampling error)."""
+    if population <= 0:
+        return 0
+
+    def reaches(sample: int) -> bool:
+        # The tolerance keeps a half-width equal to the target up to rounding from failing it.
+        return reported_half_width(share, sample, population, confidence) <= half_width + 1e-12
+
+    return smallest_size(reaches, population)
+
+
+def expected_overall_half_width(
+    categories: Sequence[CategoryPlan], confidence: float = 0.95
+) -> float:
+    """The half-width :func:`stratified_estimate` reports when each category's sample shows
+    its expected share."""
+    strata = [(row.expected_share * row.pairs, row.pairs, row.population) for row in categories]
+    half = stratified_estimate(strata, confidence)["half_width"]
+    return math.inf if half is None else float(half)
 
 
 def proportional_allocation(populations: Mapping[str, int], total_sample: int) -> dict[str, int]:
@@ -238,22 +281,15 @@ def overall_allocation(
     half_width: float,
     confidence: float,
 ) -> dict[str, int]:
-    """The smallest proportional allocation whose stratified half-width is within the target."""
-    limit = (half_width / z_value(confidence)) ** 2
+    """The smallest proportional allocation whose reported overall half-width, at the expected
+    shares, is within the target."""
 
     def reaches(total_sample: int) -> bool:
         sizes = proportional_allocation(populations, total_sample)
         rows = [CategoryPlan(c, populations[c], sizes[c], shares[c]) for c in populations]
-        return _stratified_variance(rows) <= limit * (1 + 1e-12)
+        return expected_overall_half_width(rows, confidence) <= half_width + 1e-12
 
-    low, high = 1, sum(populations.values())
-    while low < high:
-        middle = (low + high) // 2
-        if reaches(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return proportional_allocation(populations, low)
+    return proportional_allocation(populations, smallest_size(reaches, sum(populations.values())))
 
 
 def plan_sample(
@@ -287,7 +323,7 @@ def plan_sample(
     return SamplePlan(targets=targets, k=k, categories=rows)
 
 
-def shrunk_share(successes: int, total: int) -> float:
+def shrunk_share(successes: float, total: int) -> float:
     """(x + 2) / (n + 4): the observed share pulled away from 0 and 1 (Agresti & Coull 1998)."""
     return (successes + SHRINK) / (total + 2 * SHRINK)
 
@@ -375,35 +411,56 @@ def effective_size(sample: int, population: int) -> float:
     return sample * (population - 1) / (population - sample)
 
 
-def wilson(share: float, size: float, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for ``share`` at a (possibly effective, non-integer) size."""
+def wilson(
+    share: float, size: float, confidence: float = 0.95, correction: float = 0.0
+) -> tuple[float, float]:
+    """Wilson score interval for ``share`` at a (possibly effective, non-integer) size; with a
+    ``correction``, the lower bound is found at ``share - correction`` and the upper at
+    ``share + correction`` (the continuity correction, Newcombe 1998, method 4)."""
     if math.isinf(size):
         return share, share
     z = z_value(confidence)
-    denominator = 1 + z**2 / size
-    centre = (share + z**2 / (2 * size)) / denominator
-    half = z * math.sqrt(share * (1 - share) / size + z**2 / (4 * size**2)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+
+    def bounds(value: float) -> tuple[float, float]:
+        denominator = 1 + z**2 / size
+        centre = (value + z**2 / (2 * size)) / denominator
+        half = z * math.sqrt(value * (1 - value) / size + z**2 / (4 * size**2)) / denominator
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+    below, above = share - correction, share + correction
+    low = 0.0 if below <= 0 else bounds(below)[0]
+    high = 1.0 if above >= 1 else bounds(above)[1]
+    return low, high
 
 
-def _interval(value: float | None, size: float, confidence: float) -> dict[str, Any]:
+def half_step(sample: float) -> float:
+    """Half a pair of a sample of ``sample`` pairs, as a share: the continuity correction."""
+    return 1 / (2 * sample)
+
+
+def _interval(
+    value: float | None, size: float, confidence: float, correction: float = 0.0
+) -> dict[str, Any]:
     if value is None or size <= 0:
         return {"share": None, "ci_low": None, "ci_high": None, "half_width": None}
-    low, high = wilson(value, size, confidence)
+    low, high = wilson(value, size, confidence, correction)
     return {"share": value, "ci_low": low, "ci_high": high, "half_width": (high - low) / 2}
 
 
 def category_estimate(
-    successes: int, sample: int, population: int, confidence: float = 0.95
+    successes: float, sample: int, population: int, confidence: float = 0.95
 ) -> dict[str, Any]:
-    """The category's share among ``sample`` pairs, with a Wilson interval under the FPC."""
+    """The category's share among ``sample`` pairs, with a continuity-corrected Wilson
+    interval under the FPC (``successes`` may be fractional: an expected count, for planning)."""
     if sample <= 0:
         return _interval(None, 0, confidence)
-    return _interval(successes / sample, effective_size(sample, population), confidence)
+    return _interval(
+        successes / sample, effective_size(sample, population), confidence, half_step(sample)
+    )
 
 
 def stratified_estimate(
-    strata: Sequence[tuple[int, int, int]], confidence: float = 0.95
+    strata: Sequence[tuple[float, int, int]], confidence: float = 0.95
 ) -> dict[str, Any]:
     """sum W_h p_h over (successes, sample, population) triples, with a Wilson interval at
     Kish's effective size p q / v; None when a category has nothing to estimate from."""
@@ -420,7 +477,7 @@ def stratified_estimate(
     )
     smooth = sum(w * s for w, s in zip(weights, shrunk, strict=True))
     size = math.inf if variance == 0 else smooth * (1 - smooth) / variance
-    return _interval(share, size, confidence)
+    return _interval(share, size, confidence, half_step(sum(n for _, n, _ in strata)))
 
 
 def dataset_estimate(

@@ -123,12 +123,37 @@ def store_run(
 
 
 def accuracy_rows(run: EvaluationRun) -> list[dict[str, Any]]:
-    """Accuracy on all scored pairs, then on each subset the run covered, for display."""
+    """Accuracy on all scored pairs, then on each subset the run covered, for display.
+
+    The intervals are worked out again from the stored counts, so a run stored when the
+    scorer reported bootstrap intervals shows the same interval as a new one."""
     accuracy = run.summary.get("accuracy", {})
     rows = [{"subset": "all scored", **accuracy.get("overall", {})}]
     by_group = accuracy.get("by_group", {})
     rows += [{"subset": name, **by_group[name]} for name in SUBSETS if name in by_group]
-    return rows
+    return [with_intervals(row) for row in rows]
+
+
+def with_intervals(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with both accuracy intervals from its counts (Wilson with continuity
+    correction, the scorer's), at the row's confidence."""
+    from evaluation.metrics import ACCURACY_INTERVAL
+    from evaluation.significance import corrected_wilson_interval
+
+    if "correct" not in row:
+        return row
+    correct, wrong, ties = (int(row.get(name, 0)) for name in ("correct", "wrong", "ties"))
+    confidence = float(row.get("confidence", 0.95))
+    left_out = corrected_wilson_interval(correct, correct + wrong, confidence)
+    as_wrong = corrected_wilson_interval(correct, correct + wrong + ties, confidence)
+    return {
+        **row,
+        "ci_low": left_out[0] if left_out else None,
+        "ci_high": left_out[1] if left_out else None,
+        "accuracy_ties_as_wrong_ci_low": as_wrong[0] if as_wrong else None,
+        "accuracy_ties_as_wrong_ci_high": as_wrong[1] if as_wrong else None,
+        "interval": ACCURACY_INTERVAL,
+    }
 
 
 def subset_of(verdict: str) -> str:
@@ -152,13 +177,12 @@ def run_staleness(run: EvaluationRun, verdicts: dict[int, PairVerdict]) -> dict[
 
 
 def run_notes(run: EvaluationRun, verdicts: dict[int, PairVerdict]) -> dict[str, Any]:
-    """What the evaluations page says about a run beside its figures: its bootstrap
-    resamples, whether it is a built-in baseline (its throughput means nothing), and whether
-    the audit has changed since it was scored."""
+    """What the evaluations page says about a run beside its figures: whether it is a
+    built-in baseline (its throughput means nothing), and whether the audit has changed since
+    it was scored."""
     from evaluation.baselines import is_builtin  # plain Python, no torch
 
     return {
-        "resamples": run.settings.get("resamples"),
         "builtin": is_builtin(run.model_name),
         "stale": run_staleness(run, verdicts),
     }

@@ -31,6 +31,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views import defaults
 
+from prb_annotate.strictjson import STRICT
+
 logger = logging.getLogger(__name__)
 
 # Seconds a client should wait before sending again: SQLite's lock frees in moments, a database
@@ -80,7 +82,7 @@ def unavailable_response(request: HttpRequest, error: BaseException) -> HttpResp
         # The API's error shape (``api/errors.py``), written here so the database layer
         # imports nothing above it.
         body = {"detail": unavailable_detail(seconds), "errors": {}}
-        response = JsonResponse(body, status=503)
+        response = JsonResponse(body, status=503, json_dumps_params=STRICT)
     else:
         page = render_to_string("prb_annotate/unavailable.html", {"seconds": seconds})
         response = HttpResponse(page, status=503)

@@ -39,7 +39,7 @@ def write_card(root: Path, manifest: dict[str, Any]) -> dict[str, str]:
 
 def _yaml_string(value: str) -> str:
     # JSON strings are valid YAML scalars: quoting them this way needs no YAML library.
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
 def yaml_header(manifest: dict[str, Any]) -> list[str]:

@@ -241,7 +241,7 @@ def _csv_cell(value: Any) -> Any:
     if isinstance(value, str):
         return value
     # Nested fields, numbers and booleans as JSON, so that they read back without guessing.
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 class CsvSink:

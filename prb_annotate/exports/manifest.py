@@ -5,7 +5,6 @@ Nothing in it depends on when the export ran (``exported_at`` is null), so the s
 state gives the same manifest, byte for byte.
 """
 
-import json
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 import prb_annotate
+from prb_annotate import strictjson
 from prb_annotate.audit import assembly, rule, summaries
 from prb_annotate.audit.frames import thresholds_for
 from prb_annotate.audit.questions import agreement_by_question, questions
@@ -241,5 +241,7 @@ def build_manifest(
 
 def write_manifest(root: Path, manifest: dict[str, Any]) -> None:
     (root / MANIFEST).write_text(
-        json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8", newline="\n"
+        strictjson.dumps(manifest, ensure_ascii=False, indent=2) + "\n",
+        encoding="utf-8",
+        newline="\n",
     )

@@ -17,6 +17,7 @@ from prb_annotate.campaigns.planned_sample import (
     extend_sample,
 )
 from prb_annotate.paper.inputs import paper_zip
+from prb_annotate.strictjson import STRICT, finite
 
 
 def _resamples(request: HttpRequest) -> int:
@@ -44,7 +45,8 @@ def campaign_audit_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def campaign_audit_json(request: HttpRequest, campaign_id: int) -> JsonResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
-    return JsonResponse(campaign_audit_cached(campaign, resamples=_resamples(request)))
+    report = campaign_audit_cached(campaign, resamples=_resamples(request))
+    return JsonResponse(finite(report), json_dumps_params=STRICT)
 
 
 @login_required

@@ -19,6 +19,7 @@ from prb_annotate.access import staff_required
 from prb_annotate.datasets.archives import import_uploaded_file
 from prb_annotate.datasets.importing import MAX_LISTED_PROBLEMS, ImportFailed
 from prb_annotate.forms import UploadForm
+from prb_annotate.strictjson import STRICT
 
 
 @staff_required
@@ -43,7 +44,9 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Imported {upload.name}: {report.summary}.")
             target = reverse("dataset_detail", args=[report.dataset.pk])
             if _wants_json(request):
-                return JsonResponse({"location": target, "summary": report.summary})
+                return JsonResponse(
+                    {"location": target, "summary": report.summary}, json_dumps_params=STRICT
+                )
             return redirect(target)
     status = 400 if request.method == "POST" else 200
     context = {"form": form, "problems": problems}

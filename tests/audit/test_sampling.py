@@ -11,6 +11,7 @@ from prb_annotate.audit.sampling import PlanError, PlanTargets, StratumCounts
 # Educational and Psychological Measurement 30, 607-610, Table 1 (p = 0.5, d = 0.05,
 # chi-square 3.841, i.e. z = 1.96): population -> sample, rounded to the nearest pair.
 KREJCIE_MORGAN_1970 = {100: 80, 300: 169, 500: 217, 1000: 278, 2000: 322}
+PLANNED_AT_0_04 = {"a": 56, "b": 94, "c": 149}
 
 
 def test_it_computes_cochrans_n0() -> None:
@@ -23,7 +24,7 @@ def test_it_computes_cochrans_n0() -> None:
 def test_it_applies_the_finite_population_correction() -> None:
     """Israel (1992): for 2,000 families, n = 385 / (1 + (385 - 1) / 2000) = 323."""
     assert sampling.fpc_size(385, 2000) == pytest.approx(323.0, abs=0.05)
-    assert sampling.category_sample_size(2000, 0.05, 0.5) == 323
+    assert sampling.cochran_size(2000, 0.05, 0.5) == 323
 
 
 @pytest.mark.parametrize(("population", "sample"), KREJCIE_MORGAN_1970.items())
@@ -31,10 +32,38 @@ def test_it_matches_krejcie_and_morgans_table(population: int, sample: int) -> N
     n0 = sampling.cochran_n0(0.05, 0.5)
     assert round(sampling.fpc_size(n0, population)) == sample
     # Rounded up, the size always reaches the target half-width, and one pair fewer does not.
-    size = sampling.category_sample_size(population, 0.05, 0.5)
+    size = sampling.cochran_size(population, 0.05, 0.5)
     z = sampling.z_value(0.95)
     assert z * math.sqrt(sampling.sample_variance(0.5, size, population)) <= 0.05
     assert z * math.sqrt(sampling.sample_variance(0.5, size - 1, population)) > 0.05
+
+
+@pytest.mark.parametrize("share", [0.5, 0.7, 0.9, 0.95, 0.97, 0.99])
+@pytest.mark.parametrize(("population", "target"), [(1000, 0.10), (1000, 0.05), (120, 0.08)])
+def test_it_sizes_a_category_with_the_interval_it_reports(
+    population: int, target: float, share: float
+) -> None:
+    """The plan's size is the smallest whose reported interval (the estimate's own function,
+    at the expected share) reaches the target: one pair fewer does not."""
+    size = sampling.category_sample_size(population, target, share)
+    assert sampling.category_estimate(share * size, size, population)["half_width"] <= target
+    if size > 1:
+        fewer = sampling.category_estimate(share * (size - 1), size - 1, population)
+        assert fewer["half_width"] > target
+
+
+def test_it_plans_enough_pairs_for_a_high_expected_share() -> None:
+    """N = 1,000, share 0.97, ±0.10: Cochran's normal size, 12 pairs, gives ±0.14 at the
+    expected share (and ±0.12 when all 12 are validated); the plan takes 27, which reach it."""
+    assert sampling.cochran_size(1000, 0.10, 0.97) == 12
+    assert sampling.reported_half_width(0.97, 12, 1000) > 0.13
+    plan = sampling.plan_sample(
+        {"a": 1000}, PlanTargets(category_half_width=0.10, expected_share=0.97), k=3
+    )
+    assert plan.sizes() == {"a": 27}
+    assert plan.expected_half_widths()["per_category"]["a"] <= 0.10
+    every = sampling.category_estimate(27, 27, 1000)
+    assert every["half_width"] <= 0.10
 
 
 def test_it_samples_a_small_category_whole_when_the_target_asks_for_it() -> None:
@@ -46,40 +75,44 @@ def test_it_plans_per_category_with_the_fpc() -> None:
     plan = sampling.plan_sample(
         {"a": 300, "b": 2000, "c": 100}, PlanTargets(category_half_width=0.05), k=3
     )
-    assert plan.sizes() == {"a": 169, "b": 323, "c": 80}
-    assert plan.pairs == 572
-    assert plan.annotations == 3 * 572
+    # Cochran's sizes are 169, 323 and 80; the reported interval's half pair asks a few more.
+    assert plan.sizes() == {"a": 177, "b": 337, "c": 84}
+    assert plan.pairs == 598
+    assert plan.annotations == 3 * 598
 
 
 def test_it_counts_the_extra_annotators_and_the_cost() -> None:
     targets = PlanTargets(category_half_width=0.05, split_share=0.1, price_per_annotation=0.5)
     plan = sampling.plan_sample({"a": 2000}, targets, k=3)
-    # 323 pairs x 3, plus one more annotator for the expected 10 % of split votes: 1001.3.
-    assert plan.annotations == 1002
-    assert plan.cost == 501.0
+    # 337 pairs x 3, plus one more annotator for the expected 10 % of split votes: 1044.7.
+    assert plan.annotations == 1045
+    assert plan.cost == 522.5
 
 
-def test_it_plans_one_category_overall_as_cochran_does() -> None:
+def test_it_plans_one_category_overall_with_the_overall_interval() -> None:
     plan = sampling.plan_sample({"a": 2000}, PlanTargets(half_width=0.05), k=1)
-    assert plan.sizes() == {"a": 323}
+    size = plan.sizes()["a"]
+    assert sampling.stratified_estimate([(0.5 * size, size, 2000)])["half_width"] <= 0.05
+    fewer = sampling.stratified_estimate([(0.5 * (size - 1), size - 1, 2000)])
+    assert fewer["half_width"] > 0.05
+    assert 323 < size < 345
 
 
 def test_it_finds_the_smallest_proportional_allocation_for_the_overall_target() -> None:
     populations = {"a": 300, "b": 500, "c": 800}
     shares = {"a": 0.6, "b": 0.8, "c": 0.9}
     plan = sampling.plan_sample(populations, PlanTargets(half_width=0.04), k=3, shares=shares)
-    z = sampling.z_value(0.95)
 
     def half_width(total: int) -> float:
         sizes = sampling.proportional_allocation(populations, total)
-        rows = [sampling.CategoryPlan(c, populations[c], sizes[c], shares[c]) for c in populations]
-        return z * math.sqrt(sampling._stratified_variance(rows))
+        strata = [(shares[c] * sizes[c], sizes[c], populations[c]) for c in populations]
+        return sampling.stratified_estimate(strata)["half_width"]
 
     # The bisection finds what a plain scan finds: the first total that reaches the target.
     smallest = next(total for total in range(1, 1601) if half_width(total) <= 0.04)
     assert plan.sizes() == sampling.proportional_allocation(populations, smallest)
     assert plan.expected_half_widths()["overall"] == pytest.approx(half_width(smallest))
-    assert plan.sizes() == {"a": 53, "b": 87, "c": 139}
+    assert plan.sizes() == PLANNED_AT_0_04
 
 
 def test_it_takes_the_larger_size_when_both_targets_are_given() -> None:
@@ -156,21 +189,29 @@ def test_it_extends_a_plan_at_the_observed_share_and_never_shrinks_it() -> None:
 
 def test_it_gives_wilsons_interval_for_a_large_population() -> None:
     """Newcombe, R. G. (1998). Two-sided confidence intervals for the single proportion,
-    Statistics in Medicine 17, 857-872, Table I: 81/263, Wilson 0.2553 to 0.3662."""
+    Statistics in Medicine 17, 857-872, Table I: 81/263, Wilson 0.2553 to 0.3662, with
+    continuity correction (method 4) 0.2535 to 0.3682."""
     estimate = sampling.category_estimate(81, 263, 10**12)
-    assert estimate["ci_low"] == pytest.approx(0.2553, abs=1e-4)
-    assert estimate["ci_high"] == pytest.approx(0.3662, abs=1e-4)
-    assert (estimate["ci_low"], estimate["ci_high"]) == pytest.approx(
-        agreement.wilson_interval(81, 263), abs=1e-6
-    )
+    assert estimate["ci_low"] == pytest.approx(0.2535, abs=1e-4)
+    assert estimate["ci_high"] == pytest.approx(0.3682, abs=1e-4)
+    plain = sampling.wilson(81 / 263, 263)
+    assert plain == pytest.approx(agreement.wilson_interval(81, 263), abs=1e-6)
+    assert plain == pytest.approx((0.2553, 0.3662), abs=1e-4)
 
 
 def test_it_narrows_the_interval_by_the_sampling_fraction() -> None:
-    wide = sampling.category_estimate(81, 263, 10**12)["half_width"]
-    narrow = sampling.category_estimate(81, 263, 400)["half_width"]
+    def plain_half_width(size: float) -> float:
+        low, high = sampling.wilson(81 / 263, size)
+        return (high - low) / 2
+
+    wide = plain_half_width(263)
+    effective = sampling.effective_size(263, 400)
     # The FPC scales the binomial variance by (N - n) / (N - 1); Wilson's half-width follows
     # it closely at this size.
-    assert narrow == pytest.approx(wide * math.sqrt((400 - 263) / 399), rel=0.02)
+    assert plain_half_width(effective) == pytest.approx(wide * math.sqrt(137 / 399), rel=0.02)
+    # The continuity correction adds at most half a pair of the sample to each side.
+    narrow = sampling.category_estimate(81, 263, 400)["half_width"]
+    assert plain_half_width(effective) < narrow <= plain_half_width(effective) + 1 / (2 * 263)
     census = sampling.category_estimate(81, 263, 263)
     assert census["ci_low"] == census["ci_high"] == census["share"] == 81 / 263
 
@@ -185,7 +226,8 @@ def test_it_weights_the_overall_share_by_category_size() -> None:
         + weights[1] ** 2 * shrunk[1] * (1 - shrunk[1]) / 100 * 200 / 299
     )
     smooth = weights[0] * shrunk[0] + weights[1] * shrunk[1]
-    low, high = sampling.wilson(estimate["share"], smooth * (1 - smooth) / variance)
+    size = smooth * (1 - smooth) / variance
+    low, high = sampling.wilson(estimate["share"], size, correction=1 / (2 * 150))
     assert (estimate["ci_low"], estimate["ci_high"]) == pytest.approx((low, high))
 
 

@@ -6,8 +6,10 @@ replicate draws the planned sample without replacement (the validated count of a
 sample is then hypergeometric) and runs the estimator. With R replicates the number of
 intervals covering the truth is binomial(R, 0.95) when the intervals are exact, with standard
 deviation sqrt(R * 0.95 * 0.05); at R = 2,000 that is 0.49 points of coverage. The test allows
-three of those (1.5 points) either way: a real miss of the nominal rate by more than that would
-fail, and a correct estimator fails by chance about 3 times in 1,000.
+three of those (1.5 points) below the nominal rate: a real miss by more than that would fail,
+and a correct estimator fails by chance about 1 time in 1,000. The continuity correction makes
+the interval a little conservative, so coverage may exceed the nominal rate, though not by
+more than CONSERVATIVE: an interval wide enough to cover always would fail.
 """
 
 import math
@@ -21,6 +23,7 @@ from prb_annotate.audit.sampling import PlanTargets, StratumCounts
 REPLICATES = 2000
 NOMINAL = 0.95
 TOLERANCE = 3 * math.sqrt(NOMINAL * (1 - NOMINAL) / REPLICATES)
+CONSERVATIVE = 0.99
 # Category -> (pairs in the dataset, validated pairs among them): PRB-sized categories.
 DATASET = {"fitness": (300, 180), "cooking": (500, 400), "travel": (800, 720)}
 TRUE_OVERALL = sum(v for _, v in DATASET.values()) / sum(n for n, _ in DATASET.values())
@@ -73,18 +76,18 @@ def test_it_covers_the_true_share_at_the_nominal_rate() -> None:
     plan = planned(PlanTargets(half_width=0.03, category_half_width=0.06))
     results = simulate(plan, seed=1)
     overall = np.mean([covers(r["overall"]["share"], TRUE_OVERALL) for r in results])
-    assert abs(overall - NOMINAL) <= TOLERANCE, overall
+    assert NOMINAL - TOLERANCE <= overall <= CONSERVATIVE, overall
     for index, (category, (size, validated)) in enumerate(sorted(DATASET.items())):
         rate = np.mean(
             [covers(r["per_category"][index]["share"], validated / size) for r in results]
         )
-        assert abs(rate - NOMINAL) <= TOLERANCE, (category, rate)
+        assert NOMINAL - TOLERANCE <= rate <= CONSERVATIVE, (category, rate)
 
 
 def test_it_reaches_the_planned_width() -> None:
     """Planned at the true shares, the median half-width is within the target (2 % slack for
-    Wilson's interval being a little wider than the normal one the plan solves for); the width
-    is random, so some replicates may be a little wider."""
+    the observed share wandering toward one half); the width is random, so some replicates
+    may be a little wider."""
     overall_only = planned(PlanTargets(half_width=0.03))
     results = simulate(overall_only, seed=5)
     assert np.median([r["overall"]["share"]["half_width"] for r in results]) <= 0.03 * 1.02
@@ -114,7 +117,7 @@ def test_the_bounds_hold_the_truth_whatever_the_undecided_pairs_are(
     results = simulate(plan, seed=4, undecided_share=undecided_share)
     # Undecided at random: the estimate among decided pairs still covers at the nominal rate.
     rate = np.mean([covers(r["overall"]["share"], TRUE_OVERALL) for r in results])
-    assert abs(rate - NOMINAL) <= TOLERANCE, rate
+    assert NOMINAL - TOLERANCE <= rate <= CONSERVATIVE, rate
     # The span from the low bound's lower end to the high bound's upper end holds the truth at
     # least as often as the interval does.
     spans = [

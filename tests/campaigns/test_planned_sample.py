@@ -26,10 +26,14 @@ def pair_ids(campaign: Campaign, kind: str = CampaignItem.Kind.REGULAR) -> set[s
 def test_it_creates_a_campaign_on_the_planned_sample(prb: Dataset) -> None:
     campaign = create_campaign(prb, "planned", k=1, sample_targets=TARGETS, seed=4)
     plan = sampling.SamplePlan.from_json(campaign.sample_plan or {})
-    # 1.96^2 * 0.09 / 0.15^2 = 15.4 pairs; with the FPC 14.3 of 200 and 13.4 of 100.
-    assert plan.sizes() == {"cooking": 14, "fitness": 15}
-    assert (campaign.sample_plan or {})["annotations"] == 29
-    assert (campaign.sample_plan or {})["cost"] == 7.25
+    # The smallest sizes whose reported interval at a share of 0.9 is within ±0.15.
+    assert plan.sizes() == {"cooking": 19, "fitness": 21}
+    assert plan.sizes() == {
+        "cooking": sampling.category_sample_size(100, 0.15, 0.9),
+        "fitness": sampling.category_sample_size(200, 0.15, 0.9),
+    }
+    assert (campaign.sample_plan or {})["annotations"] == 40
+    assert (campaign.sample_plan or {})["cost"] == 10.0
     drawn = sampling.draw(planned_sample.category_pools(prb), plan.sizes(), seed=4)
     assert pair_ids(campaign) == {pair for ids in drawn.values() for pair in ids}
     again = create_campaign(prb, "same seed", k=1, sample_targets=TARGETS, seed=4)
@@ -62,15 +66,16 @@ def test_it_names_the_target_it_cannot_plan_for(prb: Dataset) -> None:
 
 def test_it_extends_the_sample_to_the_target_at_the_observed_share(prb: Dataset) -> None:
     campaign = create_campaign(prb, "pilot", k=1, sample_targets=TARGETS, seed=9)
-    pilot(campaign, {"fitness": 7, "cooking": 14})
+    pilot(campaign, {"fitness": 7, "cooking": 19})
     added = planned_sample.extend_sample(campaign)
-    # Fitness looks like 7/15 (shrunk: 9/19), far from the 0.9 planned for; cooking like 14/14
-    # (shrunk: 16/18, a little under 0.9, so one more pair).
-    needed = sampling.category_sample_size(200, 0.15, 9 / 19)
-    assert added == {"cooking": 1, "fitness": needed - 15}
+    # Fitness looks like 7/21 (shrunk: 9/25), far from the 0.9 planned for; cooking like 19/19
+    # (shrunk: 21/23, above 0.9: fewer pairs would do, and a category never shrinks).
+    needed = sampling.category_sample_size(200, 0.15, 9 / 25)
+    assert sampling.category_sample_size(100, 0.15, 21 / 23) < 19
+    assert added == {"cooking": 0, "fitness": needed - 21}
     campaign.refresh_from_db()
     plan = sampling.SamplePlan.from_json(campaign.sample_plan or {})
-    assert plan.sizes() == {"cooking": 15, "fitness": needed}
+    assert plan.sizes() == {"cooking": 19, "fitness": needed}
     # Reproducible: the extended campaign holds the first pairs of the same seeded orders.
     drawn = sampling.draw(planned_sample.category_pools(prb), plan.sizes(), seed=9)
     assert pair_ids(campaign) == {pair for ids in drawn.values() for pair in ids}
@@ -79,7 +84,7 @@ def test_it_extends_the_sample_to_the_target_at_the_observed_share(prb: Dataset)
     assert len(set(keys)) == len(keys)
     # Nothing more to add until new answers change the picture.
     assert planned_sample.extend_sample(campaign) == {"cooking": 0, "fitness": 0}
-    assert campaign.items.count() == 15 + needed
+    assert campaign.items.count() == 19 + needed
 
 
 def test_it_refuses_to_extend_without_a_plan_or_once_closed(prb: Dataset) -> None:
@@ -98,10 +103,10 @@ def test_the_audit_reports_the_validated_share_of_the_dataset(prb: Dataset) -> N
     estimate = campaign_audit(campaign, resamples=0)["sample_estimate"]
     fitness = next(row for row in estimate["per_category"] if row["category"] == "fitness")
     assert fitness["population"] == 200
-    assert fitness["share"]["share"] == pytest.approx(12 / 15)
+    assert fitness["share"]["share"] == pytest.approx(12 / 21)
     overall = estimate["overall"]["share"]["share"]
-    assert overall == pytest.approx((200 * 12 / 15 + 100 * 10 / 14) / 300)
-    assert estimate["plan"]["pairs"] == 29
+    assert overall == pytest.approx((200 * 12 / 21 + 100 * 10 / 19) / 300)
+    assert estimate["plan"]["pairs"] == 40
     plain = create_campaign(prb, "plain", sample=5)
     assert "sample_estimate" not in campaign_audit(plain, resamples=0)
 
@@ -112,7 +117,7 @@ def test_two_managers_extending_at_once_add_the_pairs_once() -> None:
     SQLite): whoever comes second sees the new plan and finds nothing to add."""
     dataset = planned_dataset()
     campaign = create_campaign(dataset, "race", k=1, sample_targets=TARGETS, seed=9)
-    pilot(campaign, {"fitness": 7, "cooking": 14})
+    pilot(campaign, {"fitness": 7, "cooking": 19})
     results: list[dict[str, int]] = []
 
     def extend(_: int) -> None:

@@ -307,9 +307,19 @@ def test_it_correlates_benchmark_accuracy_with_downstream_scores(tmp_path, capsy
     assert by_method["ndcg"]["coefficient"] == pytest.approx(1.0)
     assert by_method["rbo"]["coefficient"] == pytest.approx(1.0)
     assert by_method["weighted_tau"]["coefficient"] == pytest.approx(1.0)
-    assert by_method["rbo"]["interval"] == "bootstrap"
+    # Five models: exact permutation p-values (a perfect rank order of 5 is 2 of 120 orders,
+    # never p = 0) and no interval over models, each absence with its reason.
+    assert by_method["spearman"]["p_value"] == pytest.approx(2 / 120)
+    assert by_method["spearman"]["p_method"] == "exact permutation"
+    for method in ("spearman", "kendall", "ndcg", "rbo", "weighted_tau"):
+        assert by_method[method]["interval"] is None
+        assert by_method[method]["ci_low"] is None
+        assert "5 models" in by_method[method]["reason"]
+    assert "NaN" not in out.read_text()
     printed = capsys.readouterr().out
     assert "spearman" in printed
+    assert "0.0167 (exact)" in printed
+    assert "note: no interval with 5 models" in printed
     assert "left out (in one file only): m6" in printed
 
 
@@ -375,3 +385,30 @@ def test_it_matches_unnamed_runs_on_their_model_and_names_what_is_missing(tmp_pa
     args = ["correlate", "--bench", *paths, "--downstream", str(downstream)]
     assert main([*args, "--bench-column", "acc"]) == 2
     assert "no 'acc' (it has accuracy, accuracy_ties_as_wrong)" in capsys.readouterr().err
+
+
+def refuse(constant):
+    raise AssertionError(f"bare {constant} in JSON")
+
+
+def test_every_file_it_writes_is_strict_json(tmp_path, split_file):
+    """A constant benchmark column leaves every correlation undefined and an all-tie baseline
+    leaves accuracy undefined: the files say null with a reason, never NaN."""
+    bench, downstream = tmp_path / "bench.csv", tmp_path / "downstream.csv"
+    bench.write_text("model,accuracy\nm1,0.7\nm2,0.7\nm3,0.7\nm4,0.7\n")
+    downstream.write_text("model,bon\nm1,1\nm2,2\nm3,3\nm4,0\n")
+    out = tmp_path / "corr.json"
+    args = ["correlate", "--bench", str(bench), "--downstream", str(downstream)]
+    assert main([*args, "--out", str(out)]) == 0
+    report = json.loads(out.read_text(), parse_constant=refuse)
+    by_method = {c["method"]: c for c in report["bon"]["correlations"]}
+    for method in ("pearson", "spearman", "kendall"):
+        assert by_method[method]["coefficient"] is None
+        assert by_method[method]["p_value"] is None
+        assert by_method[method]["reason"].startswith("undefined")
+    runs = tmp_path / "runs"
+    args = ["score", "--data", str(split_file), "--model", "builtin:random", "--out", str(runs)]
+    assert main(args) == 0
+    json.loads((runs / "summary.json").read_text(), parse_constant=refuse)
+    for line in (runs / "scores.jsonl").read_text().splitlines():
+        json.loads(line, parse_constant=refuse)

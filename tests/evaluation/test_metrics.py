@@ -6,8 +6,10 @@ import random
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from evaluation.metrics import (
+    DEGENERATE_REASON,
     accuracy_difference,
     accuracy_stats,
     accuracy_summary,
@@ -16,6 +18,7 @@ from evaluation.metrics import (
     fisher_interval,
     ndcg,
     outcome_of,
+    permutation_p_value,
     position_stats,
     rank_biased_overlap,
     ranking_agreement,
@@ -28,7 +31,7 @@ def test_it_reports_ties_apart_from_accuracy():
     """6 right, 2 wrong, 2 ties, 1 unparsed: accuracy 6/8, tie rate 2/10, and the benchmark's
     ties-as-wrong figure 6/10 for comparison."""
     outcomes = ["correct"] * 6 + ["wrong"] * 2 + ["tie"] * 2 + ["unparsed"]
-    stats = accuracy_stats(outcomes, resamples=500)
+    stats = accuracy_stats(outcomes)
     assert (stats.n, stats.correct, stats.wrong, stats.ties, stats.unparsed) == (11, 6, 2, 2, 1)
     assert stats.accuracy == 0.75
     assert stats.tie_rate == 0.2
@@ -49,15 +52,38 @@ def test_it_reports_ties_apart_from_accuracy():
         accuracy_stats(["right"])
 
 
-def test_it_bootstraps_an_interval_close_to_the_normal_one():
-    """With 1000 pairs at 70% the percentile bootstrap matches p +- 1.96 sqrt(p(1-p)/n)."""
-    stats = accuracy_stats(["correct"] * 700 + ["wrong"] * 300, resamples=4000, seed=1)
-    half = 1.96 * math.sqrt(0.7 * 0.3 / 1000)
-    assert stats.ci_low == pytest.approx(0.7 - half, abs=0.006)
-    assert stats.ci_high == pytest.approx(0.7 + half, abs=0.006)
-    assert accuracy_stats(["correct"] * 700 + ["wrong"] * 300, resamples=4000, seed=1) == stats
-    perfect = accuracy_stats(["correct"] * 5)
-    assert (perfect.ci_low, perfect.ci_high) == (1.0, 1.0)
+def newcombe_method_4(right: int, n: int) -> tuple[float, float]:
+    """Newcombe's closed form of the continuity-corrected score interval (1998, eqs. for
+    method 4), written out independently of the scorer's code."""
+    z, p = 1.959963984540054, right / n
+    low = 2 * n * p + z * z - 1 - z * math.sqrt(z * z - 2 - 1 / n + 4 * p * (n * (1 - p) + 1))
+    high = 2 * n * p + z * z + 1 + z * math.sqrt(z * z + 2 - 1 / n + 4 * p * (n * (1 - p) - 1))
+    return (0.0 if right == 0 else low / (2 * (n + z * z))), (
+        1.0 if right == n else high / (2 * (n + z * z))
+    )
+
+
+def test_it_gives_newcombes_continuity_corrected_wilson_interval():
+    """Newcombe (1998), Statistics in Medicine 17:857, table I, method 4: 81/263 gives 0.2535
+    to 0.3682, 0/20 gives 0 to 0.2005, 1/29 gives 0.0018 to 0.1963; and the closed form for
+    every count up to 40 pairs. Unparsed replies stand beside and change nothing."""
+    examples = {(81, 263): (0.2535, 0.3682), (0, 20): (0.0, 0.2005), (1, 29): (0.0018, 0.1963)}
+    for (right, n), bounds in examples.items():
+        outcomes = ["correct"] * right + ["wrong"] * (n - right) + ["unparsed"] * 3
+        stats = accuracy_stats(outcomes)
+        assert stats.ci_low is not None
+        assert stats.ci_high is not None
+        assert (round(stats.ci_low, 4), round(stats.ci_high, 4)) == bounds
+        assert stats.interval == "wilson_cc"
+    for n in range(1, 41):
+        for right in range(n + 1):
+            stats = accuracy_stats(["correct"] * right + ["wrong"] * (n - right))
+            low, high = newcombe_method_4(right, n)
+            assert stats.ci_low == pytest.approx(max(low, 0.0), abs=1e-12)
+            assert stats.ci_high == pytest.approx(min(high, 1.0), abs=1e-12)
+    perfect = accuracy_stats(["correct"] * 20)
+    assert perfect.ci_high == 1.0
+    assert perfect.ci_low == pytest.approx(0.7995, abs=1e-4)  # never [1, 1]
     nothing = accuracy_stats(["tie", "unparsed"])
     assert (nothing.accuracy, nothing.ci_low, nothing.tie_rate) == (None, None, 1.0)
 
@@ -69,7 +95,6 @@ def test_it_summarises_by_category_and_group():
         categories=["Art", "Art", "Society", "Society"],
         groups=["validated", "excluded", "validated", "validated"],
         group_by="validation.verdict",
-        resamples=0,
     )
     assert summary.by_category["Art"].accuracy == 0.5
     assert summary.by_category["Society"].ties == 1
@@ -111,10 +136,15 @@ def test_it_correlates_with_worked_examples():
     assert spearman.coefficient == pytest.approx(0.8)
     assert kendall.coefficient == pytest.approx(0.6)
     assert pearson.coefficient == pytest.approx(0.8)
-    assert spearman.ci_low is not None
-    assert spearman.ci_high is not None
-    assert spearman.ci_low < 0.8 < spearman.ci_high
-    assert kendall.ci_low is not None  # n - 4 = 1
+    # Five models: Pearson keeps its Fisher interval, the rank correlations have none.
+    assert pearson.ci_low is not None
+    assert pearson.ci_high is not None
+    assert pearson.ci_low < 0.8 < pearson.ci_high
+    assert (spearman.ci_low, spearman.interval) == (None, None)
+    assert spearman.reason is not None
+    assert "5 models" in spearman.reason
+    many = correlations(list(range(12)), [1, 0, 2, 3, 5, 4, 6, 7, 8, 9, 11, 10])
+    assert all(c.interval == "fisher" and c.ci_low is not None for c in many)
     interval = fisher_interval(0.5, 50, "pearson")
     assert interval is not None
     assert (round(interval[0], 3), round(interval[1], 3)) == (0.257, 0.683)
@@ -123,19 +153,86 @@ def test_it_correlates_with_worked_examples():
         correlations([1, 2], [1, 2])
 
 
-def test_it_bootstraps_the_accuracy_with_ties_as_wrong():
-    """600 right, 200 wrong, 200 ties and 50 unparsed: the paper's figure is 600/1000 and its
-    interval matches p +- 1.96 sqrt(p(1-p)/n) over the 1000 judged pairs; the ties-excluded
-    accuracy is 600/800 with its own interval."""
+def test_it_gives_exact_permutation_p_values_for_few_models():
+    """By hand: with 3 models in the same order, 2 of the 6 orders of y (1 2 3 and 3 2 1) are
+    as extreme, p = 1/3 for every coefficient, never 0; with 4, 2 of 24 = 1/12; 1..5 against
+    2,1,4,3,5 has Spearman 0.8, reached or passed in absolute value by 16 of 120 orders
+    (sum d^2 <= 4: the order itself, 4 adjacent swaps, 3 pairs of disjoint adjacent swaps, and
+    their 8 reverses)."""
+    for result in correlations([0.61, 0.64, 0.70], [3.0, 4.0, 5.0]):
+        assert result.p_value == pytest.approx(1 / 3)
+        assert result.p_method == "exact permutation"
+    assert permutation_p_value("kendall", [1, 2, 3, 4], [1, 2, 3, 4]) == pytest.approx(1 / 12)
+    by_hand = sum(
+        1
+        for order in itertools.permutations([2, 1, 4, 3, 5])
+        if abs(1 - 6 * sum((a - b) ** 2 for a, b in zip(order, range(1, 6), strict=True)) / 120)
+        >= 0.8
+    )
+    assert by_hand == 16
+    assert permutation_p_value("spearman", [1, 2, 3, 4, 5], [2, 1, 4, 3, 5]) == 16 / 120
+    # Without ties, scipy's exact Kendall test gives the same p-value.
+    rng = random.Random(3)
+    for n in (5, 7, 8):
+        x, y = rng.sample(range(50), n), rng.sample(range(50), n)
+        exact = stats.kendalltau(x, y, method="exact").pvalue
+        assert permutation_p_value("kendall", x, y) == pytest.approx(exact)
+    # A constant series has no correlation: no value, no p-value, and the reason.
+    constant = correlations([0.7, 0.7, 0.7], [1.0, 2.0, 3.0])
+    assert all(c.coefficient is None and c.p_value is None and c.reason for c in constant)
+
+
+def test_it_gives_rbo_with_ties_a_value_that_does_not_depend_on_names():
+    """The hand-worked examples of rbo_of_scores; the value is the same whatever order the
+    models come in; without ties it is Webber's RBO; identical tied rankings agree fully."""
+    assert rbo_of_scores([3, 2, 2, 1], [4, 3, 2, 1], 0.5) == pytest.approx(0.9375)
+    assert rbo_of_scores([2, 2, 1], [3, 2, 1], 0.5) == pytest.approx(0.75)
+    broken = [rank_biased_overlap(first, "abcd", 0.5) for first in ("abcd", "acbd")]
+    assert rbo_of_scores([3, 2, 2, 1], [4, 3, 2, 1], 0.5) == pytest.approx(sum(broken) / 2)
+    x, y = [0.7, 0.6, 0.6, 0.6, 0.5, 0.4], [9.0, 7.0, 8.0, 6.0, 6.0, 1.0]
+    value = rbo_of_scores(x, y)
+    for order in itertools.permutations(range(6)):
+        assert rbo_of_scores([x[i] for i in order], [y[i] for i in order]) == pytest.approx(value)
+    assert rbo_of_scores([1, 1, 2], [1, 1, 2]) == pytest.approx(1.0)
+    assert rbo_of_scores([4, 3, 1, 2], [4, 3, 2, 1], 0.9) == pytest.approx(
+        rank_biased_overlap("abcd", "abdc", 0.9)
+    )
+
+
+def test_it_never_shows_a_zero_width_interval():
+    """Twelve models whose downstream values are all but one equal: most resamples leave RBO
+    and NDCG constant; an interval of zero width is dropped with its reason, never shown."""
+    accuracy = [0.5 + 0.01 * i for i in range(12)]
+    results = ranking_agreement(accuracy, [1.0] * 12, resamples=300)
+    for result in results:
+        if result.ci_low is not None:
+            assert result.ci_high is not None
+            assert result.ci_high - result.ci_low > 0
+        else:
+            assert result.reason
+    assert any(r.reason == DEGENERATE_REASON for r in results)
+
+
+def test_it_gives_the_accuracy_with_ties_as_wrong_its_own_interval():
+    """600 right, 200 wrong, 200 ties and 50 unparsed: the paper's figure is 600/1000 with the
+    interval of 600 of 1000 judged pairs; the ties-excluded accuracy is 600/800 with the
+    interval of 600 of 800; the unparsed replies are in neither."""
     outcomes = ["correct"] * 600 + ["wrong"] * 200 + ["tie"] * 200 + ["unparsed"] * 50
-    stats = accuracy_stats(outcomes, resamples=4000, seed=2)
-    half = 1.96 * math.sqrt(0.6 * 0.4 / 1000)
+    stats = accuracy_stats(outcomes)
     assert stats.accuracy_ties_as_wrong == 0.6
-    assert stats.accuracy_ties_as_wrong_ci_low == pytest.approx(0.6 - half, abs=0.006)
-    assert stats.accuracy_ties_as_wrong_ci_high == pytest.approx(0.6 + half, abs=0.006)
-    half = 1.96 * math.sqrt(0.75 * 0.25 / 800)
-    assert stats.ci_low == pytest.approx(0.75 - half, abs=0.006)
-    assert accuracy_stats(["tie"] * 3, resamples=100).accuracy_ties_as_wrong_ci_high == 0.0
+    paper = accuracy_stats(["correct"] * 600 + ["wrong"] * 400)
+    assert (stats.accuracy_ties_as_wrong_ci_low, stats.accuracy_ties_as_wrong_ci_high) == (
+        paper.ci_low,
+        paper.ci_high,
+    )
+    # At 1,000 pairs the corrected interval is the normal one, half a pair wider each side.
+    half = 1.96 * math.sqrt(0.6 * 0.4 / 1000) + 1 / 2000
+    assert paper.ci_low == pytest.approx(0.6 - half, abs=0.002)
+    left_out = accuracy_stats(["correct"] * 600 + ["wrong"] * 200)
+    assert (stats.ci_low, stats.ci_high) == (left_out.ci_low, left_out.ci_high)
+    only_ties = accuracy_stats(["tie"] * 3)
+    assert (only_ties.accuracy_ties_as_wrong_ci_low, only_ties.ci_low) == (0.0, None)
+    assert only_ties.accuracy_ties_as_wrong_ci_high == pytest.approx(newcombe_method_4(0, 3)[1])
 
 
 def test_it_computes_ndcg_as_in_the_textbook_example():
@@ -223,6 +320,7 @@ def test_it_bootstraps_ranking_measures_over_models():
         assert result.p_value is None
         assert result.ci_low is not None
         assert result.ci_high is not None
+        assert result.coefficient is not None
         assert result.ci_low <= result.coefficient <= result.ci_high
         assert result.ci_high <= 1.0
     again = ranking_agreement(list(accuracy), list(downstream), resamples=500)

@@ -10,7 +10,8 @@ from prb_annotate.simulation.model_annotator import SOUND
 from tests.support.audit import annotate
 
 SIZES = {"fitness": 200, "cooking": 100}
-# 1.96^2 * 0.09 / 0.15^2 = 15.4 pairs; with the FPC 14.3 of 200 and 13.4 of 100: 15 and 14.
+# Cochran's normal sizes would be 15 of 200 and 14 of 100; the interval the estimate reports
+# (Wilson with continuity correction at the effective size) reaches ±0.15 at 21 and 19.
 TARGETS = PlanTargets(category_half_width=0.15, expected_share=0.9, price_per_annotation=0.25)
 
 

@@ -57,10 +57,10 @@ def test_it_previews_the_plan_on_the_form_without_creating(prb: Dataset, staff: 
     data = {**planned_form(prb), "preview": "1"}
     page = staff.post(reverse("campaign_create"), data).content.decode()
     assert 'id="plan-preview"' in page
-    assert "29 of 300 pairs" in page
-    # 29 pairs x (1 + 0.1) = 31.9 annotations; 32 x 0.25.
-    assert "32 annotations" in page
-    assert "cost 8.00" in page
+    assert "40 of 300 pairs" in page
+    # 40 pairs x (1 + 0.1) = 44 annotations; 44 x 0.25.
+    assert "44 annotations" in page
+    assert "cost 11.00" in page
     assert not Campaign.objects.exists()
 
 
@@ -68,11 +68,11 @@ def test_it_creates_a_planned_campaign_from_the_form(prb: Dataset, staff: Client
     response = staff.post(reverse("campaign_create"), planned_form(prb))
     assert response.status_code == 302
     campaign = Campaign.objects.get(name="planned")
-    assert campaign.items.count() == 29
+    assert campaign.items.count() == 40
     assert (campaign.sample_plan or {})["targets"]["category_half_width"] == 0.15
     dashboard = staff.get(reverse("campaign_detail", args=[campaign.pk])).content.decode()
     assert 'id="sample-plan"' in dashboard
-    assert "29 of 300 pairs" in dashboard
+    assert "40 of 300 pairs" in dashboard
 
 
 def test_the_form_refuses_a_size_and_a_target_together(prb: Dataset, staff: Client) -> None:
@@ -97,7 +97,7 @@ def test_the_audit_page_shows_the_dataset_share_and_extends_the_sample(
     assert page.context["sample_estimate"]["rows"][1]["population"] == 200
     response = staff.post(reverse("campaign_audit_extend_sample", args=[campaign.pk]))
     assert response.status_code == 302
-    assert campaign.items.count() > 29
+    assert campaign.items.count() > 40
     messages = [
         str(m) for m in staff.get(response["Location"] + "?resamples=0").context["messages"]
     ]
@@ -131,7 +131,7 @@ def test_an_annotator_cannot_extend_a_sample(prb: Dataset) -> None:
     client.force_login(User.objects.create(username="alice"))
     response = client.post(reverse("campaign_audit_extend_sample", args=[campaign.pk]))
     assert response.status_code == 404
-    assert campaign.items.count() == 29
+    assert campaign.items.count() == 40
 
 
 # --- API ------------------------------------------------------------------------------------
@@ -143,8 +143,8 @@ def test_the_api_previews_creates_and_extends(prb: Dataset, staff: Client) -> No
         staff, f"/api/datasets/{prb.pk}/sample-plan/", {**targets, "annotations_per_pair": 1}
     )
     assert preview.status_code == 200
-    assert preview.json()["pairs"] == 29
-    assert preview.json()["cost"] == 7.25
+    assert preview.json()["pairs"] == 40
+    assert preview.json()["cost"] == 10.0
     created = send(
         staff,
         "/api/campaigns/",
@@ -152,7 +152,7 @@ def test_the_api_previews_creates_and_extends(prb: Dataset, staff: Client) -> No
     )
     assert created.status_code == 201, created.json()
     body = created.json()
-    assert body["sample_plan"]["pairs"] == 29
+    assert body["sample_plan"]["pairs"] == 40
     campaign = Campaign.objects.get(pk=body["id"])
     pilot(campaign, {"fitness": 7, "cooking": 14})
     audit = staff.get(f"/api/campaigns/{campaign.pk}/audit/?resamples=0").json()
@@ -222,7 +222,7 @@ def test_the_command_creates_and_extends_a_planned_campaign(prb: Dataset) -> Non
         stdout=out,
     )
     campaign = Campaign.objects.get(name="cli")
-    assert "items: 29" in out.getvalue()
+    assert "items: 40" in out.getvalue()
     pilot(campaign, {"fitness": 7, "cooking": 14})
     extended = StringIO()
     call_command("create_campaign", f"--extend-sample={campaign.pk}", stdout=extended)

@@ -5,7 +5,6 @@ the methods paragraph, references and figures, written to DIR whole; without ``-
 tables and the paragraph on standard output.
 """
 
-import json
 from argparse import ArgumentParser
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 from django.contrib.staticfiles import finders
 from django.core.management.base import BaseCommand, CommandError
 
+from prb_annotate import strictjson
 from prb_annotate.audit import report as audit_report
 from prb_annotate.audit.campaign_audit import campaign_audit
 from prb_annotate.models import Campaign
@@ -94,7 +94,7 @@ class Command(BaseCommand):
 
 def render(report: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+        return strictjson.dumps(report, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
         return audit_report.render_html(
             report,
