@@ -156,8 +156,10 @@ def human_pairs_worth(size: float, population: int) -> float:
     return size * population / (population - 1 + size)
 
 
-def _interval(share: float, size: float, confidence: float) -> dict[str, Any]:
-    low, high = sampling.wilson(share, size, confidence)
+def _interval(share: float, size: float, confidence: float, sample: int) -> dict[str, Any]:
+    """Wilson at the effective size with the humans-only estimate's continuity correction
+    (half a pair of the human sample), so that a useless model gives the humans' interval."""
+    low, high = sampling.wilson(share, size, confidence, sampling.half_step(sample))
     return {"share": share, "ci_low": low, "ci_high": high, "half_width": (high - low) / 2}
 
 
@@ -192,7 +194,7 @@ def stratum_estimate(stratum: PPIStratum, confidence: float = 0.95) -> dict[str,
         **row,
         "lambda": weight,
         "residual_share": residual,
-        "ppi": _interval(min(1.0, max(0.0, estimate)), size, confidence),
+        "ppi": _interval(min(1.0, max(0.0, estimate)), size, confidence, n),
         "effective_size": size,
         "worth": human_pairs_worth(size, stratum.population),
     }
@@ -245,7 +247,7 @@ def _overall(
     size = math.inf if variance == 0 else smooth * (1 - smooth) / variance
     return {
         **found,
-        "ppi": _interval(share, size, confidence),
+        "ppi": _interval(share, size, confidence, sampled),
         "worth": _overall_worth(strata, weights, spread, variance),
     }
 
@@ -312,6 +314,23 @@ def residual_from_agreement(agreement: float, share: float) -> float:
     return 1.0 if rho <= 0 else min(1.0, 1 - rho**2)
 
 
+def reported_half_width(
+    share: float,
+    sample: int,
+    population: int,
+    residual: float,
+    confidence: float = 0.95,
+    model_pairs: int | None = None,
+) -> float:
+    """The half-width :func:`stratum_estimate` reports when the human sample of ``sample``
+    pairs shows ``share`` and the model leaves ``residual`` of the variance: Wilson with the
+    humans' continuity correction at the effective size (0 for a census of humans)."""
+    model_pairs = population if model_pairs is None else min(model_pairs, population)
+    size = effective_size(sample, model_pairs, population, residual)
+    low, high = sampling.wilson(share, size, confidence, sampling.half_step(sample))
+    return (high - low) / 2
+
+
 def humans_needed(
     population: int,
     half_width: float,
@@ -320,25 +339,23 @@ def humans_needed(
     confidence: float = 0.95,
     model_pairs: int | None = None,
 ) -> int | None:
-    """The smallest human sample whose interval reaches ``half_width`` when the model leaves
-    ``residual`` of the variance (1: humans only, exactly Cochran's size with the FPC). None
-    when no sample can, because the model's own sample of M pairs is too small."""
+    """The smallest human sample whose reported interval reaches ``half_width`` when the
+    observed share is ``share`` and the model leaves ``residual`` of the variance (1: humans
+    only, the planned sample's own size). Sized with the interval the estimate is reported
+    with, as the planned sample is. None when no sample of at most M pairs can: the model's
+    own sample of M pairs is too small."""
     if population <= 0:
         return 0
-    model_pairs = population if model_pairs is None else min(model_pairs, population)
-    spread = share * (1 - share) * (population / (population - 1) if population > 1 else 1.0)
-    if spread <= 0:
-        return 1
-    room = (half_width / sampling.z_value(confidence)) ** 2 / spread - (
-        1 / model_pairs - 1 / population
-    )
-    if room <= 0:
+    largest = population if model_pairs is None else min(model_pairs, population)
+
+    def reaches(sample: int) -> bool:
+        half = reported_half_width(share, sample, population, residual, confidence, model_pairs)
+        # The tolerance keeps a half-width equal to the target up to rounding from failing it.
+        return half <= half_width + 1e-12
+
+    if not reaches(largest):
         return None
-    if residual <= 0:
-        return 1
-    # 1/n - 1/M <= room / r; a tolerance keeps a whole size from being pushed up by one.
-    size = math.ceil(1 / (room / residual + 1 / model_pairs) - 1e-9)
-    return min(max(size, 1), population)
+    return sampling.smallest_size(reaches, largest)
 
 
 def plan_with_model(

@@ -106,9 +106,10 @@ def _sample(estimate: Mapping[str, Any]) -> list[Part]:
     overall = estimate["overall"]
     return [
         f"The {overall['sampled']} pairs are a stratified sample of the dataset's "
-        f"{overall['population']}, sized with Cochran's formula and the finite-population "
-        "correction ",
-        Cite(("cochran1977",)),
+        f"{overall['population']}, each category sized so that its Wilson interval with a "
+        "continuity correction under the finite-population correction ",
+        Cite(("wilson1927", "cochran1977")),
+        " reaches the planned half-width",
         f"; the dataset's validated share is estimated at {_percent_estimate(overall['share'])}. ",
     ]
 
@@ -119,7 +120,7 @@ def _ppi(overall: Mapping[str, Any]) -> list[Part]:
         f"humans' verdicts on {fmt.percent(overall['agreement'])}% of the "
         f"{overall['sample_pairs']} sampled ones; combining its verdicts with the humans' by "
         "prediction-powered inference with a power-tuned weight ",
-        Cite(("angelopoulos2023", "angelopoulos2023ppipp")),
+        Cite(("angelopoulos2023", "angelopoulos2024")),
         f" estimates the validated share at {_percent_estimate(overall['ppi'])}, an interval "
         f"worth {fmt.count(round(overall['worth']))} human-annotated pairs. ",
     ]

@@ -62,11 +62,11 @@ ENTRIES = {
   pages = {669--674},
   year = {2023}
 }""",
-    "angelopoulos2023ppipp": """@misc{angelopoulos2023ppipp,
+    "angelopoulos2024": """@misc{angelopoulos2024,
   author = {Angelopoulos, Anastasios N. and Duchi, John C. and Zrnic, Tijana},
   title = {{PPI++}: Efficient Prediction-Powered Inference},
   howpublished = {arXiv:2311.01453},
-  year = {2023}
+  year = {2024}
 }""",
     "mcnemar1947": """@article{mcnemar1947,
   author = {McNemar, Quinn},
@@ -99,7 +99,7 @@ AUTHOR_YEAR = {
     "mcnemar1947": ("McNemar", 1947),
     "holm1979": ("Holm", 1979),
     "angelopoulos2023": ("Angelopoulos et al.", 2023),
-    "angelopoulos2023ppipp": ("Angelopoulos, Duchi and Zrnic", 2023),
+    "angelopoulos2024": ("Angelopoulos, Duchi and Zrnic", 2024),
 }
 
 

@@ -29,13 +29,14 @@ def test_it_tunes_lambda_on_the_table_with_a_pseudo_pair_per_cell() -> None:
 
 def test_it_corrects_the_humans_share_by_the_models_bias_on_the_sample() -> None:
     """theta = 0.45 - lambda (0.50 - 0.52); the interval is Wilson's at p q / V with
-    V / S^2 = (1/100 - 1/1000) r (the model answered every pair)."""
+    V / S^2 = (1/100 - 1/1000) r (the model answered every pair), with the humans-only
+    estimate's continuity correction of half a pair of the 100."""
     row = ppi.stratum_estimate(STRATUM)
     assert row["ppi"]["share"] == pytest.approx(0.45 + 70 / 104 * 0.02)
     r = ppi.residual_share(TABLE)
     size = (999 / 1000) / ((1 / 100 - 1 / 1000) * r)
     assert row["effective_size"] == pytest.approx(size)
-    low, high = sampling.wilson(row["ppi"]["share"], size)
+    low, high = sampling.wilson(row["ppi"]["share"], size, correction=1 / 200)
     assert (row["ppi"]["ci_low"], row["ppi"]["ci_high"]) == pytest.approx((low, high))
     # The humans-only estimate is the planned sample's, the model-only share is marked biased.
     assert row["humans_only"] == sampling.category_estimate(45, 100, 1000)
@@ -88,18 +89,31 @@ def test_a_category_without_a_decided_pair_leaves_the_overall_open() -> None:
     assert found["overall"]["ppi"]["share"] is None
 
 
-def test_the_planner_is_cochran_without_the_model_and_n0_r_with_it() -> None:
-    """Israel (1992): 323 of 2,000 at ±5 points, p = 0.5. With the model on every pair the
-    size is Cochran's with n0 r in place of n0: r = 0.5 gives n0 = 192.07, 175.3 of 2,000."""
-    assert ppi.humans_needed(2000, 0.05, 0.5) == 323
+def test_the_planner_sizes_with_the_interval_it_reports() -> None:
+    """Without the model the size is the planned sample's own (Wilson with continuity
+    correction at the FPC-effective size: 337 of 2,000 at ±5 points, p = 0.5, where Cochran's
+    normal size is 323). With a model leaving half the variance, the size is the smallest whose
+    reported half-width reaches the target: one pair fewer does not."""
+    assert ppi.humans_needed(2000, 0.05, 0.5) == sampling.category_sample_size(2000, 0.05, 0.5)
+    assert ppi.humans_needed(2000, 0.05, 0.5) == 337
+    helped = ppi.humans_needed(2000, 0.05, 0.5, residual=0.5)
+    assert helped is not None
+    assert helped < 337
+    assert ppi.reported_half_width(0.5, helped, 2000, 0.5) <= 0.05
+    assert ppi.reported_half_width(0.5, helped - 1, 2000, 0.5) > 0.05
+    # The normal approximation with n0 r in place of n0 is a little short of the reported width.
     n0 = sampling.cochran_n0(0.05, 0.5) * 0.5
-    assert ppi.humans_needed(2000, 0.05, 0.5, residual=0.5) == math.ceil(
-        sampling.fpc_size(n0, 2000)
-    )
+    assert helped >= math.ceil(sampling.fpc_size(n0, 2000))
     plan = ppi.plan_with_model({"a": 2000, "b": 300}, 0.05, {"a": 0.5, "b": 0.5}, {"a": 0.5})
-    assert plan["per_category"][0]["with_model"] == 176
-    assert plan["per_category"][1]["with_model"] == plan["per_category"][1]["humans_only"] == 169
-    assert plan["humans_only"] == 323 + 169
+    assert plan["per_category"][0]["with_model"] == helped
+    b = plan["per_category"][1]
+    assert b["with_model"] == b["humans_only"] == sampling.category_sample_size(300, 0.05, 0.5)
+    assert plan["humans_only"] == 337 + b["humans_only"]
+
+
+def test_a_model_on_too_few_pairs_cannot_reach_the_target() -> None:
+    """The first phase's variance (1/M - 1/N) alone exceeds the target: no human sample can."""
+    assert ppi.humans_needed(2000, 0.02, 0.5, residual=0.0, model_pairs=100) is None
 
 
 def test_agreement_gives_the_residual_share() -> None:

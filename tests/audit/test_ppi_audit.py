@@ -27,7 +27,7 @@ def prb(db: None) -> Dataset:
 
 @pytest.fixture
 def audited(prb: Dataset) -> Campaign:
-    """A planned sample (29 of 300 pairs, k = 1) answered by a careful annotator."""
+    """A planned sample (40 of 300 pairs, k = 1) answered by a careful annotator."""
     campaign = create_campaign(prb, "pilot", k=1, sample_targets=TARGETS, seed=5)
     user = User.objects.create_user("careful")
     answers = truth(prb)
@@ -57,13 +57,13 @@ def test_the_audit_carries_the_estimate_beside_the_humans(audited: Campaign) -> 
     assert (overall["population"], overall["model_pairs"], overall["sample_pairs"]) == (
         300,
         300,
-        29,
+        40,
     )
     # The humans-only figure is the planned sample's own estimate.
     assert overall["humans_only"] == report["sample_estimate"]["overall"]["share"]
     # A model right on 90 % of the pairs narrows the interval and is worth more human pairs.
     assert overall["ppi"]["half_width"] < overall["humans_only"]["half_width"]
-    assert overall["worth"] > 29
+    assert overall["worth"] > 40
     assert overall["model_only"]["biased"] is True
     assert 0.5 < overall["ppi"]["share"] < 1
     assert section["planning"]["with_model"] < section["planning"]["humans_only"]
@@ -77,7 +77,7 @@ def test_a_model_on_the_sample_alone_adds_nothing(audited: Campaign) -> None:
         audited, truth(audited.dataset), accuracy=0.9, seed=1, pairs=campaign_pairs(audited)
     )
     overall = campaign_audit(audited, resamples=0)["ppi"]["overall"]
-    assert overall["model_pairs"] == 29
+    assert overall["model_pairs"] == 40
     assert overall["ppi"]["share"] == pytest.approx(overall["humans_only"]["share"])
     assert overall["ppi"]["half_width"] == pytest.approx(overall["humans_only"]["half_width"])
 
@@ -90,7 +90,7 @@ def test_a_model_that_missed_sampled_pairs_gives_no_estimate(
     simulate_model_annotator(audited, truth(audited.dataset), accuracy=0.9, seed=1, pairs=others)
     section = campaign_audit(audited, resamples=0)["ppi"]
     assert section["covers_sample"] is False
-    assert section["sample_pairs_without_model"] == 29
+    assert section["sample_pairs_without_model"] == 40
     page = staff.get(reverse("campaign_audit", args=[audited.pk]) + "?resamples=0")
     assert 'id="ppi-not-covered"' in page.content.decode()
 
@@ -142,8 +142,8 @@ def test_the_planned_sample_preview_plans_with_a_model(prb: Dataset, staff: Clie
         f"/api/datasets/{prb.pk}/sample-plan/", json.dumps(body), content_type="application/json"
     ).json()
     with_model = answer["with_model"]
-    assert with_model["humans_only"] == answer["pairs"] == 29
-    assert with_model["with_model"] < 29
+    assert with_model["humans_only"] == answer["pairs"] == 40
+    assert with_model["with_model"] < 40
     assert f"<strong>{with_model['with_model']}</strong> human pairs" in page
     refused = staff.post(
         f"/api/datasets/{prb.pk}/sample-plan/",

@@ -194,15 +194,15 @@ def test_a_planned_sample_gets_its_dataset_estimate(db: None, tmp_path: Path) ->
     assert found["sample-estimate"].rows[-1] == (
         "Dataset (stratified)",
         "300",
-        "29",
-        "29",
+        "40",
+        "40",
         fmt.estimate(overall["share"], fmt.percent),
     )
     assert (
-        fmt.percent((200 * 12 / 15 + 100 * 10 / 14) / 300) in found["sample-estimate"].rows[-1][4]
+        fmt.percent((200 * 12 / 21 + 100 * 10 / 19) / 300) in found["sample-estimate"].rows[-1][4]
     )
     assert "cochran1977" in (folder / "references.bib").read_text()
-    assert r"\citep{cochran1977}" in (folder / "methods.tex").read_text()
+    assert r"\citep{wilson1927,cochran1977}" in (folder / "methods.tex").read_text()
     assert "mcnemar1947" not in (folder / "references.bib").read_text()
     printed, _ = printed_numbers(folder)
     assert fmt.percent(overall["share"]["share"]) in printed
@@ -359,11 +359,11 @@ def test_a_model_annotator_on_the_whole_dataset_gets_its_prediction_powered_tabl
     overall = numbers["audit"]["ppi"]["overall"]
     found = {table.key: table for table in tables.all_tables(numbers)}
     last = found["ppi"].rows[-1]
-    assert last[:3] == ("Dataset (stratified)", "300", "29")
+    assert last[:3] == ("Dataset (stratified)", "300", "40")
     assert last[4] == fmt.estimate(overall["humans_only"], fmt.percent)
     assert last[6] == fmt.estimate(overall["ppi"], fmt.percent)
     methods = (folder / "methods.tex").read_text()
-    assert r"\citep{angelopoulos2023,angelopoulos2023ppipp}" in methods
+    assert r"\citep{angelopoulos2023,angelopoulos2024}" in methods
     assert "Prediction-Powered Inference" in (folder / "references.bib").read_text()
     printed, _ = printed_numbers(folder)
     assert fmt.percent(overall["ppi"]["share"]) in printed

@@ -47,11 +47,10 @@ def test_runs_with_the_same_counts_show_the_same_interval_and_a_baseline_no_thro
         summary={"run": {"pairs_per_second": 12.5}},
     )
     page = evaluations(login(manager), campaign)
+
     # Scored with 50 and with 400 resamples, the same counts give the same figures.
     def figures(run: EvaluationRun) -> str:
-        return re.sub(r"Run #\d+, [^.]*\.", "", run_section(page, run)).replace(
-            f"run-{run.pk}", ""
-        )
+        return re.sub(r"Run #\d+, [^.]*\.", "", run_section(page, run)).replace(f"run-{run.pk}", "")
 
     assert "Wilson score intervals" in run_section(page, few)
     assert figures(few) == figures(many)
