@@ -1,4 +1,6 @@
-"""``manage.py audit --campaign ID --format text|json|html --out FILE``: the audit page offline."""
+"""``manage.py audit --campaign ID --format text|json|html|long --out FILE``: the audit page
+offline; ``long`` is the tidy ``rater, unit, question, value`` table of the answers the
+agreement reads (CSV, docs/export.md)."""
 
 import json
 from argparse import ArgumentParser
@@ -10,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from prb_annotate.audit import report as audit_report
 from prb_annotate.audit.campaign_audit import campaign_audit
+from prb_annotate.exports.long_table import long_table_csv
 from prb_annotate.models import Campaign
 
 
@@ -18,7 +21,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--campaign", type=int, required=True, help="campaign id")
-        parser.add_argument("--format", choices=("text", "json", "html"), default="text")
+        parser.add_argument("--format", choices=("text", "json", "html", "long"), default="text")
         parser.add_argument("--out", help="write to this file instead of standard output")
         parser.add_argument(
             "--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)"
@@ -34,8 +37,13 @@ class Command(BaseCommand):
             raise CommandError(f"No campaign with id {options['campaign']}.") from error
         if options["resamples"] < 0:
             raise CommandError("--resamples must be 0 or more.")
+        if options["format"] == "long":
+            self.write(long_table_csv(campaign), options)
+            return
         report = campaign_audit(campaign, resamples=options["resamples"], seed=options["seed"])
-        output = render(report, options["format"])
+        self.write(render(report, options["format"]), options)
+
+    def write(self, output: str, options: dict[str, Any]) -> None:
         if options["out"]:
             Path(options["out"]).write_text(output, encoding="utf-8")
             self.stderr.write(f"Wrote {options['format']} audit to {options['out']}")
