@@ -269,9 +269,9 @@ def test_columns_and_values_come_through_the_mapping(external: Campaign, tmp_pat
     annotation = Annotation.objects.get(assignment__campaign=external)
     assert (annotation.rubric_fit, annotation.differentiator) == ("chosen", "preference")
     assert annotation.assignment.chosen_position == ""
-    with pytest.raises(CommandError, match="columns.item: unknown column 'item_id'"):
-        bad = tmp_path / "bad-mapping.json"
-        bad.write_text(json.dumps({"columns": {"item": "item_id"}}))
+    bad = tmp_path / "bad-mapping.json"
+    bad.write_text(json.dumps({"columns": {"item": "item_id"}}))
+    with pytest.raises(CommandError, match=r"columns\.item: unknown column 'item_id'"):
         call_command(
             "import_annotations", str(path), "--campaign", str(external.pk), "--mapping", str(bad)
         )

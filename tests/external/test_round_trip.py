@@ -63,12 +63,14 @@ def test_annotator_ids_are_kept_as_given_and_pseudonymised_again(
         pseudonym(finished.pk, user_id)
         for user_id in finished.assignments.values_list("annotator_id", flat=True)
     }
-    assert given and given <= originals
+    assert given
+    assert given <= originals
     export_split(copy, tmp_path / "again", subset="all", fmt="jsonl")
     text = (tmp_path / "again" / "annotations.jsonl").read_text()
     assert not any(name in text for name in given)
     record = AnswerImport.objects.get(campaign=copy)
-    assert record.source == "annotations.jsonl" and len(record.source_sha256) == 64
+    assert record.source == "annotations.jsonl"
+    assert len(record.source_sha256) == 64
 
 
 def test_an_export_of_the_copy_imported_again_gives_the_same_audit(

@@ -142,7 +142,8 @@ def _read(
                 problems.append(
                     row.location.problem(
                         fields.ANNOTATOR,
-                        f"{answer.annotator!r} already has an imported answer to {answer.pair_id!r}",
+                        f"{answer.annotator!r} already has an imported answer to "
+                        f"{answer.pair_id!r}",
                     )
                 )
             elif key in seen:

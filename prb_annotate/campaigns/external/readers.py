@@ -49,7 +49,7 @@ class Row:
 def file_format(suffix: str, first_row: dict[str, Any] | None) -> str:
     if suffix == ".json":
         return LABEL_STUDIO
-    if first_row is not None and EXPORT_MARKERS <= set(first_row):
+    if first_row is not None and set(first_row) >= EXPORT_MARKERS:
         return ANNOTATIONS_EXPORT
     return TIDY
 
