@@ -128,7 +128,7 @@ def test_it_finishes_the_demo_campaign_as_the_behaviours_predict(demo_dataset, m
 
 
 def test_it_sets_up_the_demo_once_with_an_evaluation(db):
-    """demo_setup twice: the same two campaigns, one run of each built-in baseline with accuracy
+    """demo_setup twice: the same three campaigns, one run of each built-in baseline with accuracy
     on validated and excluded pairs, a leaderboard whose models fall in more than one
     significance group, with the validated-against-excluded test, and the links it prints point
     at the address given."""
@@ -137,7 +137,7 @@ def test_it_sets_up_the_demo_once_with_an_evaluation(db):
     simulated = Campaign.objects.get(name=SIMULATED_CAMPAIGN)
     first = answers_of(simulated)
     call_command("demo_setup", "--address", "127.0.0.1:8201", stdout=StringIO())
-    assert Campaign.objects.count() == 2
+    assert Campaign.objects.count() == 3
     assert answers_of(simulated) == first
     runs = EvaluationRun.objects.filter(campaign=simulated)
     assert sorted(run.model_name for run in runs) == sorted(BASELINES)
