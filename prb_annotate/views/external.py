@@ -2,11 +2,12 @@
 as ``import_annotations``, its problems listed with line and field), and the long table of
 any campaign's answers as a CSV download."""
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
@@ -40,7 +41,11 @@ def campaign_answers_import(request: HttpRequest, campaign_id: int) -> HttpRespo
                 parse_mapping(mapping_file.read(), questions_of(campaign)) if mapping_file else None
             )
             report = import_answers(
-                campaign, upload.name or "", upload.file, mapping, imported_by=request.user
+                campaign,
+                upload.name or "",
+                upload.file,
+                mapping,
+                imported_by=cast(User, request.user),
             )
         except MappingError as error:
             problems = {"listed": [Problem(mapping_file.name, None, None, str(error))], "total": 1}

@@ -276,7 +276,7 @@ def _flag(row: dict[str, Any], column: str, report: RowProblems, *, default: boo
 
 
 def _milliseconds(row: dict[str, Any], report: RowProblems) -> int | None:
-    value = row.get(TIME_ON_TASK_MS)
+    value: Any = row.get(TIME_ON_TASK_MS)
     if is_missing(value):
         return None
     try:
