@@ -54,7 +54,8 @@ def test_the_form_makes_an_external_campaign_and_its_page_takes_the_export(
     assert "bad.csv line 2, field &quot;pair_id&quot;: unknown pair id" in refused.content.decode()
     with (exported / "annotations.jsonl").open("rb") as stream:
         assert client.post(upload, {"file": stream}).status_code == 302
-    for name in ("campaign_detail", "campaign_pairs", "campaign_export", "campaign_evaluations"):
+    pages = ("campaign_detail", "campaign_audit", "campaign_pairs", "campaign_export")
+    for name in (*pages, "campaign_evaluations", "campaign_adjudication_queue"):
         text = client.get(reverse(name, args=[campaign.pk])).content.decode()
         assert "answers imported from <code>annotations.jsonl</code>, sha256" in text, name
     long_link = reverse("campaign_long_table", args=[campaign.pk])

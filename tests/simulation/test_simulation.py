@@ -159,6 +159,6 @@ def test_it_sets_up_the_demo_once_with_an_evaluation(db):
     links = re.findall(r"\S*/(?:join|signup|completed)/\S*", printed)
     assert len(links) == 3
     assert all(link.startswith("http://127.0.0.1:8201/") for link in links), links
-    demo = Campaign.objects.exclude(pk=simulated.pk).get()
+    demo = Campaign.objects.exclude(pk=simulated.pk).get(external=False)
     assert demo.quota_per_annotator == 5
     assert demo.completion_url == "http://127.0.0.1:8201/completed/"
