@@ -1,5 +1,6 @@
 """Answer files other tools write, and every kind of bad file."""
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,12 @@ from django.core.management import CommandError, call_command
 from prb_annotate.audit.campaign_audit import campaign_audit, campaign_verdicts
 from prb_annotate.campaigns.external.importing import import_answer_path, questions_of
 from prb_annotate.campaigns.external.mapping import parse_mapping
-from prb_annotate.campaigns.lifecycle import create_campaign
+from prb_annotate.campaigns.lifecycle import (
+    CampaignSetupError,
+    create_campaign,
+    reopen_for_replacements,
+    set_status,
+)
 from prb_annotate.datasets.importing import ImportFailed
 from prb_annotate.exports.long_table import long_table
 from prb_annotate.models import Annotation, Assignment, Campaign, Dataset
@@ -307,3 +313,21 @@ def test_the_long_table_gives_the_audits_alpha(finished: Campaign, tmp_path: Pat
         value_domain=np.arange(1, finished.rating_scale_max + 1),
     )
     assert alpha == pytest.approx(expected[(rating, "alpha_ordinal")], abs=1e-12)
+
+
+def test_create_campaign_external_makes_a_campaign_without_a_queue(dataset: Dataset) -> None:
+    out = io.StringIO()
+    call_command(
+        "create_campaign", "--dataset", dataset.name, "--name", "outside", "--external", stdout=out
+    )
+    campaign = Campaign.objects.get(name="outside")
+    assert campaign.external
+    assert campaign.status == Campaign.Status.CLOSED
+    assert f"import_annotations FILE --campaign {campaign.pk}" in out.getvalue()
+    assert "study link" not in out.getvalue()
+    with pytest.raises(CampaignSetupError, match="no queue to activate"):
+        create_campaign(dataset, "outside, active", external=True, activate=True)
+    with pytest.raises(CampaignSetupError, match="no queue to reopen"):
+        reopen_for_replacements(campaign)
+    with pytest.raises(CampaignSetupError):
+        set_status(campaign, Campaign.Status.ACTIVE)
