@@ -107,6 +107,11 @@ class CampaignForm(forms.Form):
     annotations_per_pair = forms.IntegerField(
         label="Annotations per pair (k)", min_value=1, max_value=50, initial=3
     )
+    external = forms.BooleanField(
+        label="External campaign (no queue)",
+        required=False,
+        help_text="Its answers were collected elsewhere and are imported from files on its page.",
+    )
     reservation_minutes = forms.IntegerField(
         min_value=1,
         max_value=24 * 60,
@@ -258,6 +263,7 @@ class CampaignForm(forms.Form):
             (
                 "dataset",
                 "name",
+                "external",
                 "guidelines",
                 "annotations_per_pair",
                 "reservation_minutes",

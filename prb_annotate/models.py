@@ -132,6 +132,9 @@ class Campaign(models.Model):
     # What Prolific participants earn as bonuses (``campaigns/prolific.py``, ``BonusRule``);
     # empty: no bonus.
     bonus_rule = models.JSONField(default=dict, blank=True)
+    # An external campaign has no queue: its answers were collected elsewhere and come from
+    # files (``campaigns/external/``). It is closed from the start, so no link or queue opens.
+    external = models.BooleanField(default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -272,8 +275,9 @@ class Assignment(models.Model):
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
     )
-    # Which side (A or B) shows the dataset's chosen answer to this annotator.
-    chosen_position = models.CharField(max_length=1, choices=Position.choices)
+    # Which side (A or B) shows the dataset's chosen answer to this annotator; empty for an
+    # imported answer whose file did not say.
+    chosen_position = models.CharField(max_length=1, choices=Position.choices, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RESERVED)
     reserved_at = models.DateTimeField()
     expires_at = models.DateTimeField()
@@ -690,3 +694,49 @@ class QualificationRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.membership_id}: {self.outcome}"
+
+
+class AnswerImport(models.Model):
+    """A file of answers imported into an external campaign: its name and sha256 (never a path
+    on the server), its reader and how many answers it brought."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="answer_imports")
+    source = models.CharField(max_length=1000)
+    source_sha256 = models.CharField(max_length=64)
+    # tidy, annotations-export or label-studio (``campaigns/external/readers.py``).
+    file_format = models.CharField(max_length=20)
+    answers = models.PositiveIntegerField(default=0)
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "imported_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.source} into {self.campaign_id}"
+
+
+class ExternalAnnotator(models.Model):
+    """An annotator id as an imported file gave it, and the account (no password, never able
+    to log in) that the answers are kept under, so that the audit and the exports read them as
+    they read everyone's."""
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="external_annotators"
+    )
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="external_annotator"
+    )
+    given_id = models.CharField(max_length=200)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "given_id"], name="external_annotator_unique_id"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.given_id}@{self.campaign_id}"

@@ -35,6 +35,7 @@ urlpatterns = [
     path("campaigns/", include("prb_annotate.views.quality")),
     path("campaigns/", include("prb_annotate.views.qualification")),
     path("campaigns/", include("prb_annotate.views.prolific")),
+    path("campaigns/", include("prb_annotate.views.external")),
     path("campaigns/", include("prb_annotate.views.audit")),
     path("campaigns/", include("prb_annotate.views.pairs")),
     path("campaigns/", include("prb_annotate.views.exports")),

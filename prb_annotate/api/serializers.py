@@ -207,11 +207,13 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "created_by",
             "created_at",
             "sample_plan",
+            "external",
         ]
         read_only_fields = [
             "id",
             "dataset",
             "status",
+            "external",
             "gold_rate",
             "seed",
             "sample_plan",

@@ -3,7 +3,7 @@
 from django.urls import URLPattern, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from prb_annotate.api import accounts, docs, leaderboard, qualification, sampling, views
+from prb_annotate.api import accounts, docs, external, leaderboard, qualification, sampling, views
 from prb_annotate.api.token import obtain_auth_token
 from prb_annotate.models import Campaign
 
@@ -165,6 +165,16 @@ urlpatterns: list[URLPattern] = [
         "campaigns/<row_id:campaign_id>/export/",
         views.CampaignExportView.as_view(),
         name="api_campaign_export",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/answers/import/",
+        external.CampaignAnswersImportView.as_view(),
+        name="api_campaign_answers_import",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/long-table/",
+        external.CampaignLongTableView.as_view(),
+        name="api_campaign_long_table",
     ),
     # Last: any other /api/.../ URL (a malformed id, say) gets the API's JSON 404, not the
     # site's HTML page. Only paths ending in a slash, so that APPEND_SLASH still redirects.

@@ -109,8 +109,11 @@ def request_extra_annotations(campaign: Campaign) -> int:
     requires, and raising ``extra_annotations`` makes it require one more, so the pair reads
     "too few annotations" until the new annotator has answered and a second call does nothing.
     Each raise is a conditional UPDATE on the value we read, so two managers clicking at once
-    raise a pair once, not twice.
+    raise a pair once, not twice. An external campaign has no queue to send the pair to, so its
+    split votes stay split.
     """
+    if campaign.external:
+        return 0
     items = items_frame(campaign, lengths=False)
     by_pair = _verdicts(campaign, items)
     # The extra count each split verdict was computed with: only that state gets raised.

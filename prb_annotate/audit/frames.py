@@ -298,6 +298,8 @@ def _positions_as_seen(frame: pd.DataFrame) -> np.ndarray:
     shown = frame["chosen_position"].to_numpy(dtype=object)
     other = np.where(shown == "A", "B", "A")
     seen = np.where(fit == Annotation.RubricFit.CHOSEN, shown, other)
+    # An imported answer may not say where the chosen answer was shown: no position then.
+    seen = np.where((shown == "A") | (shown == "B"), seen, "")
     return np.where(fit == Annotation.RubricFit.TIE, "tie", seen).astype(object)
 
 

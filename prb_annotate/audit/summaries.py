@@ -128,7 +128,8 @@ def label_agreement(
 def position_bias(rows: pd.DataFrame, confidence: float = 0.95) -> dict[str, Any]:
     """Share of "A" among the non-tie rubric-fit answers, with a two-sided binomial p-value."""
     positions = rows["rubric_fit_position"]
-    decided = positions[positions != "tie"]
+    # An imported answer whose side is unknown has no position: neither A nor B.
+    decided = positions[positions.isin(["A", "B"])]
     a_answers = int((decided == "A").sum())
     return {
         "share_a": share_with_interval(a_answers, len(decided), confidence),

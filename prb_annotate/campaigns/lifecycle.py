@@ -114,6 +114,8 @@ def create_campaign(
     seed: int = 0,
     created_by: User | None = None,
     activate: bool = False,
+    external: bool = False,
+    pair_ids: Collection[str] | None = None,
     **settings: Any,
 ) -> Campaign:
     """Create a campaign over ``dataset`` with one item per pair (or a seeded sample).
@@ -132,7 +134,14 @@ def create_campaign(
     queue (``qualification/``), set apart from the sample like gold pairs: ids (expecting the
     dataset's claim) or ``{id: {"expected_answers": {...}, "explanations": {...}}}``; the pass
     rule is the ``qualification_rule`` setting.
+
+    ``pair_ids`` keeps the regular pairs to those record ids.
+
+    An ``external`` campaign has no queue: its answers come from files
+    (``external/importing.py``), so it is closed from the start and never activated.
     """
+    if external and activate:
+        raise CampaignSetupError("an external campaign has no queue to activate")
     _check_arguments(name, k, gold_rate, sample, sample_targets, settings)
     gold = _gold_answers_by_id(gold_pair_ids)
     pairs = {p.external_id: p.pk for p in dataset.pairs.only("pk", "external_id")}
@@ -143,11 +152,16 @@ def create_campaign(
     set_apart = set(gold) | {spec.external_id for spec in screening}
 
     rng = random.Random(seed)
+    candidates = set(pairs) - set_apart
+    if pair_ids is not None:
+        candidates &= set(pair_ids)
     regular_ids, plan = _regular_pair_ids(
-        dataset, sorted(set(pairs) - set_apart), set_apart, rng, sample, sample_targets, k, seed
+        dataset, sorted(candidates), set_apart, rng, sample, sample_targets, k, seed
     )
     entries = _ordered_entries(regular_ids, gold, rng)
     status = Campaign.Status.ACTIVE if activate else Campaign.Status.DRAFT
+    if external:
+        status = Campaign.Status.CLOSED
     try:
         with transaction.atomic():
             campaign = Campaign.objects.create(
@@ -159,6 +173,7 @@ def create_campaign(
                 created_by=created_by,
                 status=status,
                 sample_plan=None if plan is None else plan.as_json(),
+                external=external,
                 **settings,
             )
             CampaignItem.objects.bulk_create(
@@ -447,6 +462,8 @@ def reopen_for_replacements(campaign: Campaign) -> int:
     """
     with transaction.atomic():
         current = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        if current.external:
+            raise CampaignSetupError("an external campaign has no queue to reopen")
         if current.status != Campaign.Status.CLOSED:
             raise CampaignSetupError(
                 f"only a closed campaign is reopened for replacements; this one is {current.status}"

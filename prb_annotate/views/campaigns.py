@@ -122,6 +122,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 screen_out_url=data["screen_out_url"],
                 seed=data["seed"],
                 created_by=cast(User, request.user),
+                external=data["external"],
                 guidelines=data["guidelines"],
                 reservation_minutes=data["reservation_minutes"],
                 quota_per_annotator=data["quota_per_annotator"],

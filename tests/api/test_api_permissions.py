@@ -84,6 +84,10 @@ def upload_body(world: World) -> dict[str, Any]:
 Body = Callable[[World], dict[str, Any]] | None
 
 
+def answers_body(world: World) -> dict[str, Any]:
+    return {"file": SimpleUploadedFile("answers.csv", b"pair_id,annotator\n")}
+
+
 def adjudication_body(world: World) -> dict[str, Any]:
     return {"decision": "excluded", "reason": "adjudicator_judgement", "note": "matrix"}
 
@@ -165,6 +169,9 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
     ("GET", "/api/campaigns/{campaign_id}/verdicts/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/leaderboard/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/export/", None, (403, 404, 404, 200)),
+    # The campaign has a queue, so the manager's file is refused (400), never written.
+    ("POST", "/api/campaigns/{campaign_id}/answers/import/", answers_body, (403, 404, 404, 400)),
+    ("GET", "/api/campaigns/{campaign_id}/long-table/", None, (403, 404, 404, 200)),
     (
         "GET",
         "/api/campaigns/{campaign_id}/pairs/{pair_id}/adjudications/",

@@ -1,4 +1,6 @@
-"""``manage.py audit --campaign ID --format text|json|html --out FILE``: the audit page offline.
+"""``manage.py audit --campaign ID --format text|json|html|long --out FILE``: the audit page
+offline; ``long`` is the tidy ``rater, unit, question, value`` table of the answers the
+agreement reads (CSV, docs/export.md).
 
 ``--format latex|markdown --out DIR``: the paper's files (``prb_annotate/paper/``): tables,
 the methods paragraph, references and figures, written to DIR whole; without ``--out``, the
@@ -15,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 from prb_annotate import strictjson
 from prb_annotate.audit import report as audit_report
 from prb_annotate.audit.campaign_audit import campaign_audit
+from prb_annotate.exports.long_table import long_table_csv
 from prb_annotate.models import Campaign
 from prb_annotate.paper import bundle
 from prb_annotate.paper.inputs import CorrelationsError, paper_numbers, read_correlations
@@ -28,7 +31,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--campaign", type=int, required=True, help="campaign id")
         parser.add_argument(
-            "--format", choices=("text", "json", "html", *PAPER_FORMATS), default="text"
+            "--format", choices=("text", "json", "html", "long", *PAPER_FORMATS), default="text"
         )
         parser.add_argument(
             "--out",
@@ -62,11 +65,16 @@ class Command(BaseCommand):
                 correlations = read_correlations(options["correlations"])
             except CorrelationsError as error:
                 raise CommandError(str(error)) from error
+        if options["format"] == "long":
+            self.write(long_table_csv(campaign), options)
+            return
         report = campaign_audit(campaign, resamples=options["resamples"], seed=options["seed"])
         if options["format"] in PAPER_FORMATS:
             self.write_paper(paper_numbers(campaign, report, correlations), options)
             return
-        output = render(report, options["format"])
+        self.write(render(report, options["format"]), options)
+
+    def write(self, output: str, options: dict[str, Any]) -> None:
         if options["out"]:
             Path(options["out"]).write_text(output, encoding="utf-8")
             self.stderr.write(f"Wrote {options['format']} audit to {options['out']}")

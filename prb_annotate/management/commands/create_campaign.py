@@ -50,6 +50,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--activate", action="store_true", help="start it active")
         parser.add_argument(
+            "--external",
+            action="store_true",
+            help="no queue: answers come from files (manage.py import_annotations)",
+        )
+        parser.add_argument(
             "--base-url",
             default="http://127.0.0.1:8000",
             help="the site's address, for the printed links",
@@ -97,6 +102,12 @@ class Command(BaseCommand):
         campaign = run(options)
         self.stdout.write(f"campaign {campaign.pk}: {campaign.name} ({campaign.status})")
         self.stdout.write(f"items: {campaign.items.count()}")
+        if campaign.external:
+            self.stdout.write(
+                f"external: import its answers with manage.py import_annotations FILE "
+                f"--campaign {campaign.pk}"
+            )
+            return
         if campaign.sample_plan is not None:
             self.stdout.write("\n".join(plan_lines(campaign.sample_plan)))
         base = options.get("base_url", "http://127.0.0.1:8000").rstrip("/")
@@ -187,6 +198,7 @@ def run(options: dict[str, Any]) -> Campaign:
             gold_rate=options.get("gold_rate", 0.0),
             seed=options.get("seed", 0),
             activate=bool(options.get("activate")),
+            external=bool(options.get("external")),
             **settings,
         )
     except (CampaignSetupError, SamplePlanError) as error:

@@ -3,12 +3,15 @@ two practice pairs and a three-pair qualification before its queue, a quota and 
 completion page, so a participant of its study link finishes), plus a finished campaign over
 the same pairs answered by simulated annotators (see ``prb_annotate/simulation/``), audited and
 scored with the three built-in baselines (length, profile overlap, random), so that its
-evaluations page shows a leaderboard, and a finished planned-sample campaign with a simulated
-model annotator over the whole dataset, so that its audit shows the prediction-powered estimate.
+evaluations page shows a leaderboard; a third, external campaign whose answers are imported from
+the finished campaign's own annotations export (its audit is the same); and a finished
+planned-sample campaign with a simulated model annotator over the whole dataset, so that its
+audit shows the prediction-powered estimate.
 
 Safe to run again: existing rows are kept, demo passwords are reset to the printed ones.
 """
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +22,11 @@ from django.db import transaction
 from django.urls import reverse
 
 from prb_annotate.campaigns.evaluating import accuracy_rows, evaluate_campaign
+from prb_annotate.campaigns.external.copies import external_copy
+from prb_annotate.campaigns.external.importing import import_answer_path
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign
 from prb_annotate.datasets.importing import import_path
+from prb_annotate.exports.export import export_split
 from prb_annotate.formatting import percent
 from prb_annotate.models import Campaign, Dataset, EvaluationRun
 from prb_annotate.simulation.demo import (
@@ -40,6 +46,7 @@ DEMO_SELF_CHECK = 8
 DEMO_QUALIFICATION = Path(settings.BASE_DIR) / "fixtures" / "prb_demo_qualification.json"
 DEMO_DATASET = "prb-demo"
 DEMO_CAMPAIGN = "PRB demo validation"
+IMPORTED_CAMPAIGN = "PRB demo, answers imported from the simulated campaign's export"
 # The demo campaign takes participants of this (made-up) Prolific study only.
 DEMO_STUDY_ID = "demo-study"
 # Each participant of the demo campaign answers this many pairs, then goes to the app's own
@@ -131,14 +138,19 @@ class Command(BaseCommand):
         for annotator in annotators:
             add_member(campaign, annotator)
         simulated = self.simulated_campaign(dataset, manager, options["flaws"])
+        imported = self.imported_campaign(simulated, manager)
         planned = Campaign.objects.filter(name=PLANNED_CAMPAIGN).first()
         if planned is None:
             planned = create_planned_campaign(dataset, manager, options["flaws"])
+        self.print_logins(campaign, simulated, base)
+        self.stdout.write(
+            f"Campaign #{imported.pk} '{imported.name}' is external: its answers are campaign "
+            f"#{simulated.pk}'s annotations export, imported (its audit matches #{simulated.pk}'s)."
+        )
         self.stdout.write(
             f"Campaign #{planned.pk} '{planned.name}' is {planned.status}: a planned sample and "
             "a simulated model annotator (its audit shows the prediction-powered estimate)."
         )
-        self.print_logins(campaign, simulated, base)
 
     def simulated_campaign(self, dataset: Dataset, manager: User, flaws: Path) -> Campaign:
         campaign = Campaign.objects.filter(name=SIMULATED_CAMPAIGN).first()
@@ -156,6 +168,20 @@ class Command(BaseCommand):
                 f"{row['subset']} {percent(row.get('accuracy'))}" for row in accuracy_rows(run)
             )
             self.stdout.write(f"{model} on campaign #{campaign.pk}: accuracy {rows}")
+        return campaign
+
+    def imported_campaign(self, simulated: Campaign, manager: User) -> Campaign:
+        """The external campaign made from the simulated one's own annotations export."""
+        campaign = Campaign.objects.filter(name=IMPORTED_CAMPAIGN).first()
+        if campaign is not None:
+            return campaign
+        campaign = external_copy(simulated, IMPORTED_CAMPAIGN, manager)
+        with tempfile.TemporaryDirectory() as folder:
+            export_split(simulated, Path(folder) / "export", subset="all", fmt="jsonl")
+            report = import_answer_path(
+                campaign, Path(folder) / "export" / "annotations.jsonl", imported_by=manager
+            )
+        self.stdout.write(report.summary)
         return campaign
 
     def print_logins(self, campaign: Campaign, simulated: Campaign, base: str) -> None:

@@ -1,0 +1,78 @@
+"""An external campaign's answer files uploaded on its pages (the same all-or-nothing import
+as ``import_annotations``, its problems listed with line and field), and the long table of
+any campaign's answers as a CSV download."""
+
+from typing import Any, cast
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path, reverse
+
+from prb_annotate.access import managed_campaign_or_404
+from prb_annotate.campaigns.external.importing import import_answers, questions_of
+from prb_annotate.campaigns.external.mapping import MappingError, parse_mapping
+from prb_annotate.datasets.importing import MAX_LISTED_PROBLEMS, ImportFailed, Problem
+from prb_annotate.exports.long_table import long_table_csv
+
+
+class AnswerUploadForm(forms.Form):
+    file = forms.FileField(
+        help_text="A tidy table (.csv, .jsonl, .parquet; our annotations export is one) or a "
+        "Label Studio JSON export (.json)."
+    )
+    mapping = forms.FileField(
+        required=False, help_text="JSON mapping of columns, values and Label Studio controls."
+    )
+
+
+@login_required
+def campaign_answers_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    form = AnswerUploadForm(request.POST or None, request.FILES or None)
+    problems: dict[str, Any] | None = None
+    if request.method == "POST" and campaign.external and form.is_valid():
+        upload, mapping_file = form.cleaned_data["file"], form.cleaned_data["mapping"]
+        try:
+            mapping = (
+                parse_mapping(mapping_file.read(), questions_of(campaign)) if mapping_file else None
+            )
+            report = import_answers(
+                campaign,
+                upload.name or "",
+                upload.file,
+                mapping,
+                imported_by=cast(User, request.user),
+            )
+        except MappingError as error:
+            problems = {"listed": [Problem(mapping_file.name, None, None, str(error))], "total": 1}
+        except ImportFailed as failed:
+            problems = {"listed": failed.problems[:MAX_LISTED_PROBLEMS], "total": failed.total}
+        else:
+            messages.success(request, report.summary)
+            return redirect(reverse("campaign_detail", args=[campaign.pk]))
+    status = 400 if request.method == "POST" else 200
+    context = {"campaign": campaign, "form": form, "problems": problems}
+    return render(request, "prb_annotate/answers_import.html", context, status=status)
+
+
+@login_required
+def campaign_long_table(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    response = HttpResponse(long_table_csv(campaign), content_type="text/csv; charset=utf-8")
+    filename = f"campaign-{campaign.pk}-long.csv"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+urlpatterns = [
+    path(
+        "<row_id:campaign_id>/answers/import/",
+        campaign_answers_import,
+        name="campaign_answers_import",
+    ),
+    path("<row_id:campaign_id>/export/long.csv", campaign_long_table, name="campaign_long_table"),
+]
