@@ -155,7 +155,8 @@ def create_simulated_campaign(
 
 
 PLANNED_CAMPAIGN = "PRB demo, planned sample and a simulated model annotator"
-# ±20 points per category at an expected share of 70 %: 9 of each category's 14 pairs.
+# ±20 points per category at an expected share of 70 %: 10 of each category's 14 pairs, the
+# size at which the reported interval (corrected Wilson under the FPC) reaches the target.
 PLANNED_TARGETS = PlanTargets(category_half_width=0.2, expected_share=0.7)
 # The simulated model annotator answers both questions right on this share of the pairs.
 MODEL_ACCURACY = 0.85

@@ -186,12 +186,12 @@ def test_it_sets_up_the_demo_once_with_an_evaluation(db):
 
 
 def test_the_planned_demo_campaign_shows_the_prediction_powered_estimate(demo_dataset, manager):
-    """9 of each category's 14 pairs answered by simulated humans, a simulated model annotator
+    """10 of each category's 14 pairs answered by simulated humans, a simulated model annotator
     of known accuracy on all 42: it agrees with the human verdicts on most sampled pairs, and
     its estimate sits beside the humans-only one in the audit, marked simulated."""
     campaign = create_planned_campaign(demo_dataset, manager, FIXTURES / "prb_demo_flaws.json")
     assert campaign.status == Campaign.Status.CLOSED
-    assert campaign.items.count() == 27
+    assert campaign.items.count() == 30
     run = EvaluationRun.objects.get(campaign=campaign, mode="annotator")
     assert run.settings["simulated"] is True
     assert run.model_answers.values("pair").distinct().count() == 42
@@ -199,7 +199,7 @@ def test_the_planned_demo_campaign_shows_the_prediction_powered_estimate(demo_da
     assert section["covers_sample"] is True
     overall = section["overall"]
     assert (overall["population"], overall["model_pairs"]) == (42, 42)
-    assert 0 < overall["sample_pairs"] <= 27
+    assert 0 < overall["sample_pairs"] <= 30
     assert overall["agreement"] > MODEL_ACCURACY - 0.25
     assert overall["ppi"]["share"] is not None
     assert overall["ppi"]["half_width"] <= overall["humans_only"]["half_width"]
