@@ -16,8 +16,8 @@ from rest_framework.views import APIView
 from prb_annotate.api.errors import error_body
 from prb_annotate.api.permissions import managed_campaign
 from prb_annotate.api.views import ExportNegotiation, import_failed_body
-from prb_annotate.campaigns.external.importing import import_answers, questions_of
-from prb_annotate.campaigns.external.mapping import MappingError, parse_mapping
+from prb_annotate.campaigns.external.importing import import_upload
+from prb_annotate.campaigns.external.mapping import MappingError
 from prb_annotate.datasets.importing import ImportFailed
 from prb_annotate.exports.long_table import long_table_csv
 
@@ -38,15 +38,11 @@ class CampaignAnswersImportView(APIView):
             )
         mapping_file = request.FILES.get("mapping")
         try:
-            mapping = (
-                parse_mapping(mapping_file.read(), questions_of(campaign)) if mapping_file else None
-            )
-            report = import_answers(
+            report = import_upload(
                 campaign,
-                upload.name or "",
-                upload.file,
-                mapping,
-                imported_by=request.user,  # type: ignore[arg-type]
+                upload,
+                mapping_file,
+                request.user,  # type: ignore[arg-type]
             )
         except MappingError as error:
             return Response(

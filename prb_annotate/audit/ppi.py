@@ -546,11 +546,4 @@ def _overall_allocation(
         )
         return variance <= limit * (1 + 1e-12)
 
-    low, high = 1, total
-    while low < high:
-        middle = (low + high) // 2
-        if reaches(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return sampling.proportional_allocation(populations, low)
+    return sampling.proportional_allocation(populations, sampling.smallest_size(reaches, total))

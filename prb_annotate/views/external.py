@@ -13,8 +13,8 @@ from django.shortcuts import redirect, render
 from django.urls import path, reverse
 
 from prb_annotate.access import managed_campaign_or_404
-from prb_annotate.campaigns.external.importing import import_answers, questions_of
-from prb_annotate.campaigns.external.mapping import MappingError, parse_mapping
+from prb_annotate.campaigns.external.importing import import_upload
+from prb_annotate.campaigns.external.mapping import MappingError
 from prb_annotate.datasets.importing import MAX_LISTED_PROBLEMS, ImportFailed, Problem
 from prb_annotate.exports.long_table import long_table_csv
 
@@ -37,16 +37,7 @@ def campaign_answers_import(request: HttpRequest, campaign_id: int) -> HttpRespo
     if request.method == "POST" and campaign.external and form.is_valid():
         upload, mapping_file = form.cleaned_data["file"], form.cleaned_data["mapping"]
         try:
-            mapping = (
-                parse_mapping(mapping_file.read(), questions_of(campaign)) if mapping_file else None
-            )
-            report = import_answers(
-                campaign,
-                upload.name or "",
-                upload.file,
-                mapping,
-                imported_by=cast(User, request.user),
-            )
+            report = import_upload(campaign, upload, mapping_file, cast(User, request.user))
         except MappingError as error:
             problems = {"listed": [Problem(mapping_file.name, None, None, str(error))], "total": 1}
         except ImportFailed as failed:

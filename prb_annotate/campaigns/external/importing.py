@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from prb_annotate.campaigns.external import fields, readers
 from prb_annotate.campaigns.external.fields import ImportedAnswer, QuestionSet
-from prb_annotate.campaigns.external.mapping import Mapping
+from prb_annotate.campaigns.external.mapping import Mapping, parse_mapping
 from prb_annotate.datasets.importing import ImportFailed, Problem
 from prb_annotate.datasets.provenance import stream_sha256
 from prb_annotate.datasets.readers import Unreadable
@@ -63,6 +63,26 @@ def import_answer_path(
 ) -> AnswerImportReport:
     with path.open("rb") as stream:
         return import_answers(campaign, path.name, stream, mapping, imported_by=imported_by)
+
+
+class Upload(Protocol):
+    """An uploaded file as the pages and the API hand it over."""
+
+    name: str | None
+    file: IO[bytes]
+
+    def read(self) -> bytes: ...
+
+
+def import_upload(
+    campaign: Campaign, upload: Upload, mapping_file: Upload | None, imported_by: User
+) -> AnswerImportReport:
+    """An answer file and its optional mapping file, as uploaded on the pages or to the API:
+    raises MappingError for a bad mapping and ImportFailed for bad rows; writes nothing then."""
+    mapping = parse_mapping(mapping_file.read(), questions_of(campaign)) if mapping_file else None
+    return import_answers(
+        campaign, upload.name or "", upload.file, mapping, imported_by=imported_by
+    )
 
 
 def import_answers(
