@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Where the demo keeps its SQLite database, secret key and address (settings: PRB_DATA_DIR).
+DATA_DIR := $(or $(PRB_DATA_DIR),var)
 
 .PHONY: demo test test-postgres lint venv browser clean-demo
 
@@ -26,10 +28,14 @@ venv: $(STAMP)
 
 ## Start the demo: SQLite database in var/, demo data, campaigns and logins, server on
 ## $(HOST):$(PORT) (make demo PORT=8201 for another port).
+# Every participant a person tries on the demo comes from this machine, one network: it may
+# hold every slot here (a deployment keeps the tenth, docs/operations.md).
+demo: export PRB_SLOT_SHARE_PER_NETWORK ?= 1.0
 demo: venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo_setup --address $(HOST):$(PORT)
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	@# The background jobs' worker runs beside the server and stops with it (one line: one shell).
+	$(PY) manage.py db_worker --queue-name "*" & worker=$$!; trap 'kill $$worker' EXIT INT TERM; $(PY) manage.py runserver $(HOST):$(PORT)
 
 ## Run the whole test suite (SQLite by default; set DATABASE_URL for PostgreSQL).
 test: venv
@@ -46,3 +52,10 @@ lint: venv
 ## Debian's Chromium for the browser tests (they skip with a message when it is absent).
 browser:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+
+## Reset the demo: remove its SQLite database, secret key and recorded address ($(DATA_DIR)/) and
+## the files the README's commands write (out/); the next `make demo` builds it all again. A
+## PostgreSQL database named by DATABASE_URL is never touched.
+clean-demo:
+	@echo "Removing $(DATA_DIR)/ (the demo's SQLite database, secret key and address) and out/ (files the README's commands wrote)."
+	rm -rf "$(DATA_DIR)" out

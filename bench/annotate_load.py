@@ -5,6 +5,7 @@ PostgreSQL.
     python bench/annotate_load.py --databases sqlite --annotators 8 --seconds 10
     python bench/annotate_load.py --annotators 32 --think-ms 1000   # annotators who read
     python bench/annotate_load.py --profile        # queries, transactions, ms per operation
+    python bench/annotate_load.py --compare 862bae4 --annotators 8 --rounds 3   # side by side
 
 Each (database, annotators) run gets a fresh database (a throwaway SQLite file, or the
 PostgreSQL database ``prb_bench_load``, dropped and created again), a campaign over synthetic
@@ -25,6 +26,17 @@ With no pause between cycles, N annotators keep N requests in flight, so latency
 by throughput (Little's law); ``--think-ms`` gives the annotators reading time, as real ones
 have (about a minute per pair), drawn at random around that mean so that they do not move in
 step.
+
+Before the clock starts, each run counts the statements of 48 cycles in process (Django's
+query capture, through the test client, authentication and transaction control included) and
+prints them per cycle beside the load's figures, with the median CPU time of such a cycle in
+that one process: the steadiest of the CPU figures on a machine shared with other work.
+
+``--compare REV [REV ...]`` checks each commit out into a temporary ``git worktree`` and runs
+the same load (this script, the same options) against this tree and each of them in turn,
+alternating the order every round, and prints the median of the rounds side by side with each
+commit's ratio to this tree (``load_compare.py``): a regression shows as a ratio measured on
+the same machine at the same time.
 
 ``--profile`` runs in one process through Django's test client on a campaign already 60 %
 annotated and prints queries, commits, transactions (commits plus statements run in
@@ -413,6 +425,9 @@ def load_child(options: dict[str, Any]) -> dict[str, Any]:
     database_url = options["url"]
     setup_django(database_url)
     campaign_id, tokens = build_campaign(options["pairs"], options["annotators"])
+    statements, counted = sibling().statements_per_cycle(
+        campaign_id, tokens, options.get("count_cycles", 48), form
+    )
     from django.db import connection
 
     # Publishes this process's set-up transactions (migrations, campaign) before the run.
@@ -433,7 +448,7 @@ def load_child(options: dict[str, Any]) -> dict[str, Any]:
         # its first requests, a one-off cost of seconds.
         warm: dict[str, list[Any]] = {key: [] for key in out}
         run_annotators(port, campaign_id, tokens, WARM_UP_S, warm, think_s)
-        out["accepted"] += warm["accepted"]
+        out["accepted"] += counted + warm["accepted"]
         out["errors"] += warm["errors"]
         commits_before = pg_commits(database_url)
         backends_before = pg_backend_cpu(database_url)
@@ -479,6 +494,10 @@ def load_child(options: dict[str, Any]) -> dict[str, Any]:
         )
         result["pg_cpu_ms_per_cycle"] = 1000 * backend_cpu / cycles
     result["threads"] = threads
+    result["statements_next"] = statements["next"]
+    result["statements_submit"] = statements["submit"]
+    result["statements_per_cycle"] = statements["next"] + statements["submit"]
+    result["inprocess_cpu_ms_per_cycle"] = statements["cpu_ms"]
     connection.close()
     return result
 
@@ -616,25 +635,59 @@ def reset_postgres(url: str, *, create: bool) -> None:
             connection.execute(f'CREATE DATABASE "{name}"')
 
 
-def run_child(mode: str, options: dict[str, Any]) -> dict[str, Any]:
+def run_on_fresh_database(
+    script: str, database: str, sqlite_path: Path, pg_url: str, options: dict[str, Any]
+) -> Any:
+    """``script --child OPTIONS`` in a child process on a fresh database (the SQLite file
+    ``sqlite_path``, or ``pg_url`` created and dropped again), with the database's URL in the
+    options; what the child printed last, read as JSON."""
+    if database == "postgres":
+        reset_postgres(pg_url, create=True)
+        url = pg_url
+    else:
+        url = f"sqlite:///{sqlite_path}"
+    child_options = json.dumps({"url": url, **options}, allow_nan=False)
+    command = [sys.executable, script, "--child", child_options]
+    try:
+        output = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
+    finally:
+        if database == "postgres":
+            reset_postgres(pg_url, create=False)
+    return json.loads(output.stdout.strip().splitlines()[-1])
+
+
+def run_child(mode: str, options: dict[str, Any], root: Path = ROOT) -> dict[str, Any]:
+    """This script in a child process, serving the code of ``root`` (this tree, or another
+    commit's worktree under --compare)."""
     command = [
         sys.executable,
         __file__,
         "--child",
-        json.dumps({"mode": mode, **options}, allow_nan=False),
+        json.dumps({"mode": mode, "root": str(root), **options}, allow_nan=False),
     ]
-    output = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
+    env = dict(os.environ, PYTHONPATH=str(root))
+    output = subprocess.run(command, capture_output=True, text=True, cwd=root, env=env)
+    if output.returncode:
+        raise RuntimeError(f"the {mode} run on {root} failed:\n{output.stderr[-3000:]}")
     return json.loads(output.stdout.strip().splitlines()[-1])
+
+
+def use_tree(root: str) -> None:
+    """The child's code is ``root``'s: Django, the campaign set-up and gunicorn come from it."""
+    global ROOT
+    ROOT = Path(root)
 
 
 def database_url(database: str, folder: str, pg_url: str, label: str) -> str:
     if database == "postgres":
         reset_postgres(pg_url, create=True)
         return pg_url
-    return f"sqlite:///{Path(folder) / f'load_{label}.sqlite3'}"
+    path = Path(folder) / f"load_{label}.sqlite3"
+    path.unlink(missing_ok=True)  # a fresh database for every run
+    return f"sqlite:///{path}"
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Annotation load on SQLite and PostgreSQL.")
     parser.add_argument(
         "--databases", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"]
@@ -656,11 +709,83 @@ def main() -> None:
         "--profile", action="store_true", help="queries and transactions per operation"
     )
     parser.add_argument("--cycles", type=int, default=200, help="cycles measured by --profile")
+    parser.add_argument(
+        "--compare",
+        nargs="+",
+        metavar="REV",
+        help="run the load against these commits too, alternating (first --annotators only)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of --compare")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    return parser.parse_args()
 
+
+def load_run(
+    args: argparse.Namespace, database: str, count: int, folder: str, root: Path = ROOT
+) -> dict[str, Any]:
+    """One load run on a fresh database, the server running ``root``'s code."""
+    url = database_url(database, folder, args.pg_url, str(count))
+    options = {
+        "url": url,
+        "annotators": count,
+        "seconds": args.seconds,
+        "pairs": args.pairs,
+        "threads": args.threads,
+        "think_ms": args.think_ms,
+    }
+    try:
+        return run_child("load", options, root)
+    finally:
+        if database == "postgres":
+            reset_postgres(args.pg_url, create=False)
+
+
+def profile_run(args: argparse.Namespace, database: str, folder: str) -> None:
+    url = database_url(database, folder, args.pg_url, "profile")
+    try:
+        result = run_child("profile", {"url": url, "pairs": args.pairs, "cycles": args.cycles})
+    finally:
+        if database == "postgres":
+            reset_postgres(args.pg_url, create=False)
+    for op, row in result.items():
+        print(
+            f"{database:<9} {op:<7} queries {row['queries']:5.1f}  commits "
+            f"{row['commits']:4.1f}  transactions {row['transactions']:4.1f}  "
+            f"p50 {row['ms_p50']:6.1f} ms  p95 {row['ms_p95']:6.1f} ms"
+        )
+        for line in row["sql"]:
+            print(f"          {line}")
+
+
+def sibling() -> Any:
+    """``load_compare.py``, beside this script: the statement count, the printed line of a
+    run and the side-by-side runs."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import load_compare  # found through the path set just above
+
+    return load_compare
+
+
+def compare_run(args: argparse.Namespace, folder: str) -> None:
+    count = args.annotators[0]
+    load_line = sibling().load_line
+    sibling().compare(
+        ROOT,
+        args.compare,
+        args.rounds,
+        args.databases,
+        run=lambda database, tree: load_run(args, database, count, folder, tree.root),
+        report=lambda database, tree, number, result: print(
+            f"round {number + 1}, {tree.label}: {load_line(database, count, result)}", flush=True
+        ),
+    )
+
+
+def main() -> None:
+    args = parse_args()
     if args.child:
         options = json.loads(args.child)
+        use_tree(options["root"])
         child = load_child if options["mode"] == "load" else profile_child
         print(json.dumps(child(options), allow_nan=False))
         return
@@ -671,62 +796,16 @@ def main() -> None:
         flush=True,
     )
     with tempfile.TemporaryDirectory(prefix="prb_annotate_load_") as folder:
+        if args.compare:
+            compare_run(args, folder)
+            return
         for database in args.databases:
             if args.profile:
-                url = database_url(database, folder, args.pg_url, "profile")
-                try:
-                    result = run_child(
-                        "profile", {"url": url, "pairs": args.pairs, "cycles": args.cycles}
-                    )
-                finally:
-                    if database == "postgres":
-                        reset_postgres(args.pg_url, create=False)
-                for op, row in result.items():
-                    print(
-                        f"{database:<9} {op:<7} queries {row['queries']:5.1f}  commits "
-                        f"{row['commits']:4.1f}  transactions {row['transactions']:4.1f}  "
-                        f"p50 {row['ms_p50']:6.1f} ms  "
-                        f"p95 {row['ms_p95']:6.1f} ms"
-                    )
-                    for line in row["sql"]:
-                        print(f"          {line}")
+                profile_run(args, database, folder)
                 continue
             for count in args.annotators:
-                url = database_url(database, folder, args.pg_url, str(count))
-                try:
-                    options = {
-                        "url": url,
-                        "annotators": count,
-                        "seconds": args.seconds,
-                        "pairs": args.pairs,
-                        "threads": args.threads,
-                        "think_ms": args.think_ms,
-                    }
-                    result = run_child("load", options)
-                finally:
-                    if database == "postgres":
-                        reset_postgres(args.pg_url, create=False)
-                checks = result["invariants"]
-                commits = result.get("pg_transactions_per_cycle")
-                pg_cpu = result.get("pg_cpu_ms_per_cycle")
-                print(
-                    f"{database:<9} {count:>3} annotators  {result['threads']} thr  "
-                    f"{result['cycles']:>6} cycles  "
-                    f"{result['cycles_per_s']:7.1f} cycles/s  "
-                    f"next p50/p95 {result['next_p50']:5.1f}/{result['next_p95']:5.1f} ms  "
-                    f"submit {result['submit_p50']:5.1f}/{result['submit_p95']:5.1f} ms  "
-                    f"cycle {result['cycle_p50']:5.1f}/{result['cycle_p95']:5.1f} ms  "
-                    + (f"pg xacts/cycle {commits:4.1f}  " if commits is not None else "")
-                    + f"cpu/cycle server {result['server_cpu_ms_per_cycle']:4.1f} ms "
-                    f"client {result['client_cpu_ms_per_cycle']:4.1f} ms  "
-                    + (f"postgres {pg_cpu:4.1f} ms  " if pg_cpu is not None else "")
-                    + f"errors {result['errors']}  over-assigned {checks['over_assigned']}  "
-                    f"duplicates {checks['duplicates']}  lost {checks['lost']}  "
-                    f"double-counted {checks['double_counted']}",
-                    flush=True,
-                )
-                if result["error_sample"]:
-                    print(f"          errors: {result['error_sample']}")
+                result = load_run(args, database, count, folder)
+                print(sibling().load_line(database, count, result), flush=True)
 
 
 if __name__ == "__main__":

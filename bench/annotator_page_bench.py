@@ -16,7 +16,6 @@ import argparse
 import json
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -100,19 +99,11 @@ def child(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(database: str, pairs: int, cycles: int, folder: str, pg_url: str) -> dict[str, Any]:
-    if database == "postgres":
-        annotate_load.reset_postgres(pg_url, create=True)
-        url = pg_url
-    else:
-        url = f"sqlite:///{Path(folder) / f'page_{pairs}.sqlite3'}"
-    options = json.dumps({"url": url, "pairs": pairs, "cycles": cycles}, allow_nan=False)
-    command = [sys.executable, __file__, "--child", options]
-    try:
-        output = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
-    finally:
-        if database == "postgres":
-            annotate_load.reset_postgres(pg_url, create=False)
-    result: dict[str, Any] = json.loads(output.stdout.strip().splitlines()[-1])
+    sqlite_path = Path(folder) / f"page_{pairs}.sqlite3"
+    options = {"pairs": pairs, "cycles": cycles}
+    result: dict[str, Any] = annotate_load.run_on_fresh_database(
+        __file__, database, sqlite_path, pg_url, options
+    )
     return result
 
 

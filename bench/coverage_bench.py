@@ -16,6 +16,14 @@ own functions. Run by hand: ``python bench/coverage_bench.py`` (a few minutes;
    the Fisher interval of Spearman's rho (bivariate normal, rho = 0.6, whose population
    Spearman is 6/pi asin(rho/2)) and how often a bootstrap interval of the ranking measures
    is left out as zero-width.
+4. **Difference of two models on the same pairs** (``evaluation.paired.tango_bounds``, the
+   interval the leaderboard reports): exact coverage over every table (b, c) of n pairs, for
+   discordance 1 % to 90 % of the pairs and every split of it, beside plain Tango (no
+   continuity correction) and the paired bootstrap it replaced (simulated).
+5. **Significance groups** (``evaluation.significance.significance_groups``): with five equally
+   good, correlated models, how often any of them is put outside group 1 (family-wise error),
+   beside Holm over the tests against the observed best; and the power line
+   (``evaluation.paired.detectable_difference``) at the sizes audits run.
 """
 
 import argparse
@@ -120,6 +128,44 @@ def sampling_tables() -> list[str]:
                 f"{sampling.reported_half_width(share, normal, 1000):>15.3f} {planned:>7} "
                 f"{sampling.reported_half_width(share, planned, 1000):>15.3f}"
             )
+    return [*lines, *odds_table()]
+
+
+def odds_table() -> list[str]:
+    """2c. The chance a one-category plan reaches its half-width if the share is as expected
+    (``audit.plan_odds.category_odds``, exact), and the plan at the share's bound nearest 1/2."""
+    from prb_annotate.audit import plan_odds, sampling
+
+    lines = [
+        "",
+        "2c. Chance that a plan reaches its per-category half-width if the share is as expected",
+        "    (exact), and the plan at the share's bound nearest 1/2: its size and its chance",
+        f"{'N':>5} {'target':>7} {'share':>6} {'plan n':>7} {'chance':>7} {'bound':>6} "
+        f"{'its n':>6} {'chance':>7}",
+    ]
+    plain, cautious_odds, extra = [], [], []
+    for population in (100, 300, 1000, 3000):
+        for target in (0.05, 0.10):
+            for share in (0.6, 0.7, 0.8, 0.9, 0.95):
+                targets = sampling.PlanTargets(category_half_width=target, expected_share=share)
+                plan = sampling.plan_sample({"c": population}, targets, k=1)
+                shown = plan_odds.with_odds(plan)
+                odds = shown["odds"]["per_category"]["c"]
+                cautious = shown["cautious"]
+                its_odds = cautious["odds"]["per_category"]["c"]
+                if plan.pairs < population:
+                    plain.append(odds)
+                    cautious_odds.append(its_odds)
+                    extra.append(cautious["pairs"] / plan.pairs - 1)
+                lines.append(
+                    f"{population:>5} {target:>7.2f} {share:>6.2f} {plan.pairs:>7} {odds:>7.3f} "
+                    f"{cautious['shares']['c']:>6.3f} {cautious['pairs']:>6} {its_odds:>7.3f}"
+                )
+    lines.append(
+        f"plans short of a census: chance median {np.median(plain):.3f}, lowest {min(plain):.3f};"
+        f" at the bound: lowest {min(cautious_odds):.3f}, median extra pairs "
+        f"{100 * np.median(extra):.0f} %"
+    )
     return lines
 
 
@@ -193,26 +239,73 @@ def correlation_tables(replicates: int, rng: np.random.Generator) -> list[str]:
             f"{n:>7} {reps:>5} {boot / reps:>10.3f} {zero / reps:>11.3f} {reported:>9} "
             f"{dropped:>17}"
         )
+    return [*lines, *fisher_table(replicates, rng)]
+
+
+def fisher_table(replicates: int, rng: np.random.Generator) -> list[str]:
+    """3c. The Fisher intervals reported for Spearman and Kendall (bivariate normal data),
+    their coverage, and how often Kendall's is marked unreliable."""
+    reps = max(200, replicates // 2)
+    lines = [
+        "",
+        f"3c. Fisher intervals reported above {FEW_MODELS} models ({reps} replicates): coverage of",
+        "    Spearman's (Bonett-Wright variance) and Kendall's, and Kendall's share marked",
+        "    unreliable",
+        f"{'rho':>5} {'models':>7} {'spearman':>9} {'kendall':>8} {'marked':>7}",
+    ]
+    worst = 1.0
+    for rho in (0.3, 0.6, 0.9, 0.95):
+        spearman_truth = 6 / math.pi * math.asin(rho / 2)
+        kendall_truth = 2 / math.pi * math.asin(rho)
+        for n in (10, 12, 15, 20, 40):
+            covered = np.zeros(2)
+            marked = 0
+            for _ in range(reps):
+                draws = rng.multivariate_normal([0, 0], [[1, rho], [rho, 1]], size=n)
+                found = correlations(list(draws[:, 0]), list(draws[:, 1]))
+                for column, (result, truth) in enumerate(
+                    ((found[1], spearman_truth), (found[2], kendall_truth))
+                ):
+                    low, high = result.ci_low, result.ci_high
+                    covered[column] += low is not None and high is not None and low <= truth <= high
+                marked += not found[2].reliable
+            rates = covered / reps
+            worst = min(worst, rates[0])
+            lines.append(
+                f"{rho:>5.2f} {n:>7} {rates[0]:>9.3f} {rates[1]:>8.3f} {marked / reps:>7.2f}"
+            )
+    lines.append(f"lowest coverage of Spearman's interval: {worst:.3f}")
     return lines
+
+
+SECTIONS = ("accuracy", "sampling", "correlations", "differences", "groups")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--only", choices=SECTIONS, action="append", help="these sections")
     args = parser.parse_args()
     import os
+
+    from bench.pairwise_coverage import difference_tables, group_tables
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "prb_annotate.settings")
     django.setup()
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
-    for line in [
-        *accuracy_table(),
-        *sampling_tables(),
-        *correlation_tables(args.replicates, rng),
-    ]:
-        print(line)
+    chosen = args.only or SECTIONS
+    tables = {
+        "accuracy": accuracy_table,
+        "sampling": sampling_tables,
+        "correlations": lambda: correlation_tables(args.replicates, rng),
+        "differences": lambda: difference_tables(args.replicates, rng),
+        "groups": lambda: group_tables(args.replicates, rng),
+    }
+    for name in chosen:
+        for line in tables[name]():
+            print(line, flush=True)
     print(f"\n({time.perf_counter() - started:.0f} s; seed {args.seed})")
 
 

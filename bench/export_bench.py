@@ -62,7 +62,7 @@ def fill(pairs: int) -> int:
     from django.utils import timezone
 
     from prb_annotate.campaigns.lifecycle import add_member, create_campaign
-    from prb_annotate.datasets.importing import prefer_lz4_compression
+    from prb_annotate.datasets.pair_writers import prefer_lz4_compression
     from prb_annotate.models import Annotation, Assignment, Dataset
 
     call_command("migrate", verbosity=0)

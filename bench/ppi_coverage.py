@@ -1,6 +1,9 @@
 """Prediction-powered intervals, simulated: do they cover the true validated share whatever the
 model's accuracy and bias, and how much narrower are they than the humans' alone?
-Run by hand: ``python bench/ppi_coverage.py`` (under a minute; ``--replicates`` for more).
+Run by hand: ``python bench/ppi_coverage.py`` (under a minute; ``--replicates`` for more);
+``--designs`` prints the second table instead (``--quick`` for a check in seconds), ``--small``
+the active design at small human budgets (``bench/ppi_small_bench.py``, 400 replicates a row,
+about a minute).
 
 Each setting is a synthetic dataset of three categories (300, 500 and 800 pairs, validated
 shares 0.6, 0.8 and 0.9) and a model annotator that agrees with the human verdict on a known
@@ -11,6 +14,9 @@ a random half of it) and, inside them, the stratified human sample a plan for ±
 takes (59, 97 and 155 pairs), drawn without replacement, and runs
 ``audit/ppi.py`` beside the humans-only estimate of ``audit/sampling.py``. The truth is the
 dataset's human validated share, per category and overall.
+
+The second table (``--designs``, ``bench/ppi_designs_bench.py``) puts the designs of
+``audit/ppi_designs.py`` side by side on a model that gives every pair a probability.
 
 docs/ppi.md quotes the output; ``tests/audit/test_ppi_coverage.py`` runs a cheap version.
 """
@@ -54,6 +60,8 @@ def cells(population: int, share: float, agreement: float, bias: str) -> np.ndar
     model is wrong on ``1 - agreement`` of the pairs, its errors placed as ``bias`` says."""
     validated = round(population * share)
     errors = round(population * (1 - agreement))
+    if bias == "constant":  # the model validates every pair: it carries no information
+        return np.array([validated, 0, population - validated, 0])
     if bias == "up":
         false_validations = min(errors, population - validated)
     elif bias == "down":
@@ -113,9 +121,11 @@ def run_setting(setting: Setting, count: int, seed: int) -> dict[str, dict[str, 
     truth = truths()
     names = [*CATEGORIES, "overall"]
     tally = {
-        name: dict.fromkeys(("ppi", "humans", "ppi_width", "humans_width"), 0.0) for name in names
+        name: dict.fromkeys(("ppi", "humans", "ppi_width", "humans_width", "wider"), 0.0)
+        for name in names
     }
     worth = 0.0
+    widest = dict.fromkeys(names, 0.0)
     for strata in replicates(setting, count, seed):
         estimate = ppi.ppi_estimate(strata)
         rows = {row["category"]: row for row in estimate["per_category"]}
@@ -126,17 +136,24 @@ def run_setting(setting: Setting, count: int, seed: int) -> dict[str, dict[str, 
             tally[name]["humans"] += _covers(row["humans_only"], truth[name])
             tally[name]["ppi_width"] += row["ppi"]["half_width"]
             tally[name]["humans_width"] += row["humans_only"]["half_width"]
+            # Per audit: is this replicate's interval wider than the humans' alone, and by how much.
+            ratio = row["ppi"]["half_width"] / row["humans_only"]["half_width"]
+            tally[name]["wider"] += ratio > 1 + 1e-9
+            widest[name] = max(widest[name], ratio)
         worth += estimate["overall"]["worth"]
     result = {
         name: {key: value / count for key, value in row.items()} for name, row in tally.items()
     }
+    for name in names:
+        result[name]["widest"] = widest[name]
     result["overall"]["worth"] = worth / count
     return result
 
 
 def settings() -> list[Setting]:
     found = [Setting(a, b) for a in AGREEMENTS for b in BIASES]
-    return found + [Setting(a, "up", 0.5) for a in (0.7, 0.95)]
+    # The constant model validates every pair; its agreement is the humans' share.
+    return [*found, *(Setting(a, "up", 0.5) for a in (0.7, 0.95)), Setting(0.0, "constant")]
 
 
 def table(count: int, seed: int) -> tuple[list[str], float]:
@@ -145,33 +162,60 @@ def table(count: int, seed: int) -> tuple[list[str], float]:
     lines = [
         f"{count} replicates per setting; {sampled} human pairs of "
         f"{sum(size for size, _, _ in CATEGORIES.values())}; nominal {NOMINAL:.0%}",
-        "agreement bias  model  | PPI coverage a / b / c / all | humans all | "
-        "width PPI/humans all | worth (pairs)",
+        "agreement bias     model  | PPI coverage a / b / c / all | humans all | "
+        "width PPI/humans all | worth (pairs) | audits wider: a / b / c / all | widest",
     ]
     lowest = 1.0
+    wider, widest = 0.0, 0.0
     for number, setting in enumerate(settings()):
         result = run_setting(setting, count, seed + number)
         coverage = [result[name]["ppi"] for name in [*CATEGORIES, "overall"]]
         lowest = min(lowest, *coverage)
         overall = result["overall"]
         lines.append(
-            f"{setting.agreement:>9.0%} {setting.bias:<5} "
+            f"{setting.agreement:>9.0%} {setting.bias:<8} "
             f"{setting.model_share_of_dataset:>5.0%}  | "
             + " / ".join(f"{value:.3f}" for value in coverage)
             + f"      | {overall['humans']:.3f}      | "
             f"{overall['ppi_width'] / overall['humans_width']:.3f}"
             f" ({overall['ppi_width']:.3f}/{overall['humans_width']:.3f}) | "
-            f"{overall['worth']:.0f}"
+            f"{overall['worth']:.0f} | "
+            + " / ".join(f"{result[name]['wider']:.2f}" for name in [*CATEGORIES, "overall"])
+            + f" | {max(result[name]['widest'] for name in result):.3f}"
         )
+        wider = max(wider, *(result[name]["wider"] for name in result))
+        widest = max(widest, *(result[name]["widest"] for name in result))
+    lines.append(
+        f"per audit: wider than the humans' alone in at most {wider:.0%} of replicates (any "
+        f"category or overall), by at most {widest - 1:.1%}"
+    )
     return lines, lowest
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--replicates", type=int, default=2000)
+    parser.add_argument("--replicates", type=int, help="2000; 400 with --small")
     parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--designs", action="store_true", help="the designs' table")
+    parser.add_argument("--small", action="store_true", help="the active design's small budgets")
+    parser.add_argument("--quick", action="store_true", help="200 replicates, for a check")
     args = parser.parse_args()
-    lines, lowest = table(args.replicates, args.seed)
+    count = 200 if args.quick else args.replicates or (400 if args.small else 2000)
+    if args.small:
+        from bench import ppi_small_bench
+
+        lines, lowest = ppi_small_bench.table(count, args.seed)
+        print("\n".join(lines))
+        print(f"lowest coverage of a printed interval: {lowest:.3f}")
+        return
+    if args.designs:
+        from bench import ppi_designs_bench
+
+        lines, lowest = ppi_designs_bench.table(count, args.seed)
+        print("\n".join(lines))
+        print(f"lowest coverage of any design: {lowest:.3f}")
+        return
+    lines, lowest = table(count, args.seed)
     print("\n".join(lines))
     print(f"lowest PPI coverage: {lowest:.3f}")
 

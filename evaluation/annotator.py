@@ -7,6 +7,13 @@ both orders (chosen answer shown as A, then as B). A reply is parsed into the qu
 choices; a reply that names none, or several, is kept as unparsed and counted, never guessed.
 Answers are turned into dataset orientation (chosen / rejected) as the human ones are.
 
+Where the reply *begins* with one of the question's choices (a template that asks for the
+choice first), the model's probability for it is kept beside the answer: at the reply's first
+token, the probability of the choice that counts towards validating the pair (the dataset's
+chosen answer for the rubric fit, personal preference for the differentiator) among the
+question's choices (``CHOICE_WORDS``, each by the first token of its spellings). A reply that
+reasons first, or an endpoint that gives no token probabilities, keeps none.
+
 Like the reward models, the model sees the question (and with ``mode="profile"`` the user's
 past posts) and the two answers, never the rubric or the narrative: ``PairRecord`` holds
 neither.
@@ -23,7 +30,7 @@ from typing import Any
 from evaluation.config import ScoreConfig
 from evaluation.errors import EvaluationError
 from evaluation.inputs import encode_chats, user_turn
-from evaluation.judge import generate_replies, parse_verdict
+from evaluation.judge import FirstToken, generate_with_first_token, parse_verdict
 from evaluation.models import LoadedModel
 from evaluation.records import PairRecord
 
@@ -32,6 +39,15 @@ QUESTIONS = ("rubric_fit", "differentiator")
 PLACEHOLDERS = frozenset({"user", "question", "answer_a", "answer_b"})
 SECTION = re.compile(r"^\[([a-z_]+)\]\s*$", re.MULTILINE)
 TIE = re.compile(r"^[\s*_\"'(\[]*tie\b|\[\[\s*tie\s*\]\]", re.IGNORECASE)
+# Per question, each choice as seen on screen and how a reply may spell it first.
+CHOICE_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "rubric_fit": {"A": ("A",), "B": ("B",), "tie": ("tie", "Tie")},
+    "differentiator": {
+        word: (word, word.capitalize()) for word in ("preference", "quality", "both", "none")
+    },
+}
+# The choice whose probability is kept: the one that counts towards validating the pair.
+VALIDATING = {"rubric_fit": "chosen", "differentiator": "preference"}
 DIFFERENTIATOR = re.compile(
     r"^[\s*_\"'(\[]*(?:personal\s+|general\s+|no\s+real\s+)?"
     r"(preference|quality|both|none|difference)\b",
@@ -62,6 +78,8 @@ class ModelAnswer:
     reply: str
     # In dataset orientation (rubric fit: chosen / rejected / tie); None when unparsed.
     answer: str | None
+    # The model's probability of the validating choice (``VALIDATING``); None without one.
+    probability: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +88,7 @@ class ModelAnswer:
             "chosen_position": self.chosen_position,
             "reply": self.reply,
             "answer": self.answer,
+            "probability": self.probability,
         }
 
 
@@ -127,22 +146,36 @@ def oriented(question: str, seen: str | None, chosen_position: str) -> str | Non
 
 
 def annotate_records(
-    loaded: LoadedModel,
+    loaded: LoadedModel | None,
     records: Sequence[PairRecord],
     template: AnnotatorTemplate,
     config: ScoreConfig,
 ) -> list[ModelAnswer]:
-    """Every question about every pair in both orders, in record, question, order order."""
+    """Every question about every pair in both orders, in record, question, order order.
+
+    ``loaded`` is the model in process; with ``config.endpoint`` it is None and the same chats
+    go to the endpoint (the server applies the chat template and its own length limit)."""
     jobs = [
         (record, question, position)
         for record in records
         for question in QUESTIONS
         for position in ("A", "B")
     ]
-    max_length = config.max_length or loaded.max_length
-    limit = None if max_length is None else max_length - config.max_new_tokens
-    prompts = [_prompt_ids(loaded.tokenizer, template, job, config, limit) for job in jobs]
-    replies = generate_replies(loaded, prompts, config)
+    firsts: list[FirstToken | None]
+    if config.endpoint is not None:
+        chats = [_chat(template, job, config, _posts(job[0], config)) for job in jobs]
+        replies = config.endpoint.replies(chats, config.new_tokens)
+        firsts = [None] * len(jobs)
+        choices: dict[str, dict[str, set[int]]] = {}
+    else:
+        assert loaded is not None
+        max_length = config.max_length or loaded.max_length
+        limit = None if max_length is None else max_length - config.new_tokens
+        prompts = [_prompt_ids(loaded.tokenizer, template, job, config, limit) for job in jobs]
+        choices = choice_tokens(loaded.tokenizer)
+        watched = sorted({t for by in choices.values() for ids in by.values() for t in ids})
+        replies, found = generate_with_first_token(loaded, prompts, config, watched)
+        firsts = list(found)
     return [
         ModelAnswer(
             pair_id=record.id,
@@ -150,9 +183,47 @@ def annotate_records(
             chosen_position=position,
             reply=reply,
             answer=oriented(question, parse_answer(question, reply), position),
+            probability=None
+            if first is None
+            else validating_probability(question, position, first, choices[question]),
         )
-        for (record, question, position), reply in zip(jobs, replies, strict=True)
+        for (record, question, position), reply, first in zip(jobs, replies, firsts, strict=True)
     ]
+
+
+def choice_tokens(tokenizer: Any) -> dict[str, dict[str, set[int]]]:
+    """Per question and choice, the ids of the first token of each of its spellings, bare and
+    after a space (a BPE tokenizer reads " A" as another token than "A"); unknown ones left out."""
+    found: dict[str, dict[str, set[int]]] = {}
+    for question, choices in CHOICE_WORDS.items():
+        found[question] = {}
+        for choice, spellings in choices.items():
+            ids = set()
+            for spelling in spellings:
+                for text in (spelling, " " + spelling):
+                    encoded = tokenizer.encode(text, add_special_tokens=False)
+                    if encoded and encoded[0] != tokenizer.unk_token_id:
+                        ids.add(int(encoded[0]))
+            found[question][choice] = ids
+    return found
+
+
+def validating_probability(
+    question: str, position: str, first: FirstToken, choices: dict[str, set[int]]
+) -> float | None:
+    """The probability of the validating choice among the question's choices at the reply's
+    first token; None when the reply does not begin with one of them (it reasons first) or a
+    token stands for two choices."""
+    every = [token for ids in choices.values() for token in ids]
+    if first.token not in every or len(every) != len(set(every)):
+        return None
+    mass = {choice: sum(first.chances[t] for t in ids) for choice, ids in choices.items()}
+    total = sum(mass.values())
+    if total <= 0:
+        return None
+    # The rubric fit's validating choice is the dataset's chosen answer: A or B as shown.
+    shown = position if question == "rubric_fit" else VALIDATING[question]
+    return mass[shown] / total
 
 
 def _prompt_ids(
@@ -162,16 +233,11 @@ def _prompt_ids(
     config: ScoreConfig,
     limit: int | None,
 ) -> list[int]:
-    record, question, position = job
-    first, second = (
-        (record.chosen, record.rejected) if position == "A" else (record.rejected, record.chosen)
-    )
-    posts = min(config.top_k, len(record.profile)) if config.mode == "profile" else 0
+    record, question, _ = job
+    posts = _posts(record, config)
     while True:
-        user = user_turn(record, config.mode, posts)
-        message = template.message(question, record, first, second, user)
         [ids] = encode_chats(
-            tokenizer, [[{"role": "user", "content": message}]], add_generation_prompt=True
+            tokenizer, [_chat(template, job, config, posts)], add_generation_prompt=True
         )
         if limit is None or len(ids) <= limit:
             return ids
@@ -181,6 +247,25 @@ def _prompt_ids(
                 f"{limit} (set a larger max_length if the model allows it)"
             )
         posts -= 1  # drop the oldest shown post and try again
+
+
+def _posts(record: PairRecord, config: ScoreConfig) -> int:
+    return min(config.top_k, len(record.profile)) if config.mode == "profile" else 0
+
+
+def _chat(
+    template: AnnotatorTemplate,
+    job: tuple[PairRecord, str, str],
+    config: ScoreConfig,
+    posts: int,
+) -> list[dict[str, str]]:
+    """The one user turn asking ``job``'s question, with ``posts`` of the user's posts."""
+    record, question, position = job
+    first, second = (
+        (record.chosen, record.rejected) if position == "A" else (record.rejected, record.chosen)
+    )
+    user = user_turn(record, config.mode, posts, config.profile_format)
+    return [{"role": "user", "content": template.message(question, record, first, second, user)}]
 
 
 def answer_summary(answers: Sequence[ModelAnswer]) -> dict[str, Any]:

@@ -29,17 +29,28 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from evaluation import strict_json
 from evaluation.baselines import is_builtin
 from evaluation.compare_cli import add_compare_command
-from evaluation.config import PAPER_MAX_LENGTH, ScoreConfig
+from evaluation.config import PAPER_JUDGE_SEED, PAPER_MAX_LENGTH, ScoreConfig
+from evaluation.endpoint import add_endpoint_options
 from evaluation.errors import EvaluationError
-from evaluation.inputs import MODES
+from evaluation.inputs import MODES, PROFILE_FORMATS
+from evaluation.judge_templates import (
+    REASONING_NEW_TOKENS,
+    VERDICT_NEW_TOKENS,
+    load_judge_template,
+)
 from evaluation.metrics import Correlation, correlations, paired_values, ranking_agreement
 from evaluation.records import load_records
 from evaluation.results import ScoreResult, format_table, write_outputs
+from evaluation.self_check import add_self_check_arguments
+
+if TYPE_CHECKING:
+    from evaluation.downstream import Downstream
+    from evaluation.endpoint import Endpoint
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     score = add_score_command(commands)
     add_model_options(score)
+    add_endpoint_options(score)
     add_statistics_options(score)
     add_correlate_command(commands)
     add_compare_command(commands)
@@ -77,7 +89,8 @@ def add_score_command(commands: Commands) -> argparse.ArgumentParser:
         "--paper-settings",
         action="store_true",
         help=f"the paper's protocol: question mode, a {PAPER_MAX_LENGTH:,}-token limit, exact "
-        "ties (docs/evaluation.md lists the differences)",
+        "ties, softmax(logits)[-1] for several labels, the judge's order as the benchmark draws "
+        "it, unparsed replies also read as A (docs/evaluation.md lists the differences)",
     )
     return score
 
@@ -91,7 +104,33 @@ def add_model_options(score: argparse.ArgumentParser) -> None:
     score.add_argument(
         "--both-orders", action="store_true", help="judge each pair in both A/B orders"
     )
-    score.add_argument("--max-new-tokens", type=int, default=16, help="judge reply length")
+    score.add_argument(
+        "--max-new-tokens",
+        type=int,
+        help=f"judge reply length (default: {REASONING_NEW_TOKENS} for a template that asks for "
+        f"reasoning before 'Result:', else {VERDICT_NEW_TOKENS})",
+    )
+    score.add_argument(
+        "--judge-template",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="the judge's prompts: a folder with system.txt and user.txt (or the benchmark's "
+        "pairwise_system.txt and pairwise_user.txt), a user file, or a system and a user file; "
+        "fields {question} {profile} {Response_A} {Response_B}",
+    )
+    score.add_argument(
+        "--profile-format",
+        choices=PROFILE_FORMATS,
+        help="profile posts as 'Post i: text' (plain) or 'Post i (Category: c):' blocks "
+        "(benchmark; the default with --paper-settings)",
+    )
+    score.add_argument(
+        "--rank-profile",
+        metavar="MODEL_DIR",
+        help="rank each user's posts against the question with this local dense retriever "
+        "(mean pooling, as Contriever) before the first --top-k are kept",
+    )
     score.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda if present)")
     score.add_argument(
         "--dtype", help="float32, bfloat16, float16 (default: bf16 on cuda, fp32 on cpu)"
@@ -118,7 +157,12 @@ def add_statistics_options(score: argparse.ArgumentParser) -> None:
     score.add_argument(
         "--group-by", help="record label to report accuracy by (e.g. validation.verdict)"
     )
-    score.add_argument("--seed", type=int, default=0)
+    score.add_argument(
+        "--seed",
+        type=int,
+        help=f"judge order, samples and resamples (default: 0; {PAPER_JUDGE_SEED} with "
+        "--paper-settings, the benchmark's)",
+    )
     score.add_argument(
         "--resamples",
         type=int,
@@ -126,17 +170,7 @@ def add_statistics_options(score: argparse.ArgumentParser) -> None:
         help="kept for older command lines: the accuracy intervals (Wilson) resample nothing",
     )
     score.add_argument("--confidence", type=float, default=0.95)
-    score.add_argument(
-        "--self-check",
-        type=int,
-        default=0,
-        metavar="N",
-        help="also score N pairs one at a time and compare with the batched scores; a "
-        "decision that flips fails the run",
-    )
-    score.add_argument(
-        "--allow-flips", action="store_true", help="keep a run whose self-check found flips"
-    )
+    add_self_check_arguments(score, failing="", kept="keep")
     score.add_argument("--no-progress", action="store_true")
 
     score.set_defaults(run=run_score)
@@ -154,7 +188,17 @@ def add_correlate_command(commands: Commands) -> None:
         help="CSV/JSON/JSONL table (model, accuracy), or summary.json files written by score",
     )
     correlate.add_argument(
-        "--downstream", required=True, type=Path, help="CSV/JSON/JSONL table: model, scores"
+        "--downstream",
+        required=True,
+        nargs="+",
+        type=Path,
+        help="CSV/JSON/JSONL table (model, scores); best-of-N evaluation_summary.json files (the "
+        "model named by its folder); folders of PPO *_evaluation.txt summaries",
+    )
+    correlate.add_argument(
+        "--bon-k",
+        type=int,
+        help="the k of best-of-N results (default: the largest every summary holds)",
     )
     correlate.add_argument(
         "--bench-column",
@@ -192,6 +236,12 @@ def add_make_tiny_model_command(commands: Commands) -> None:
     )
     tiny.add_argument("folder", type=Path)
     tiny.add_argument("--seed", type=int, default=0)
+    tiny.add_argument(
+        "--causal",
+        action="store_true",
+        help="a causal LM with a chat template that always replies the same, in the benchmark's "
+        "reasoning-first format (a judge, a model annotator, a model to serve)",
+    )
     tiny.set_defaults(run=run_make_tiny_model)
 
 
@@ -228,6 +278,13 @@ def is_rank_zero() -> bool:
 
 
 def config_from_args(args: argparse.Namespace, *, progress: bool) -> ScoreConfig:
+    judge_template = None
+    if args.judge_template:
+        judge_template = load_judge_template(args.judge_template)
+    seed = args.seed
+    if seed is None:
+        seed = PAPER_JUDGE_SEED if args.paper_settings else 0
+    profile_format = args.profile_format or ("benchmark" if args.paper_settings else "plain")
     template = None
     if args.chat_template is not None:
         try:
@@ -253,7 +310,7 @@ def config_from_args(args: argparse.Namespace, *, progress: bool) -> ScoreConfig
         chat_template=template,
         trust_remote_code=args.trust_remote_code,
         max_new_tokens=args.max_new_tokens,
-        seed=args.seed,
+        seed=seed,
         resamples=args.resamples,
         confidence=args.confidence,
         group_by=args.group_by,
@@ -262,6 +319,26 @@ def config_from_args(args: argparse.Namespace, *, progress: bool) -> ScoreConfig
         paper_settings=args.paper_settings,
         self_check=args.self_check,
         allow_flips=args.allow_flips,
+        judge_template=judge_template,
+        profile_format=profile_format,
+        rank_profile=args.rank_profile,
+        endpoint=endpoint_from_args(args),
+    )
+
+
+def endpoint_from_args(args: argparse.Namespace) -> "Endpoint | None":
+    """The judge's endpoint, or None: the judge is loaded here."""
+    if args.judge_endpoint is None:
+        return None
+    from evaluation.endpoint import Endpoint
+
+    return Endpoint(
+        url=args.judge_endpoint,
+        model=args.judge_model,
+        api_key_env=args.api_key_env,
+        concurrency=args.concurrency,
+        retries=args.retries,
+        timeout=args.timeout,
     )
 
 
@@ -271,6 +348,8 @@ def run_score(args: argparse.Namespace) -> int:
         raise EvaluationError(f"{args.data}: no records")
     if is_builtin(args.model):
         return run_builtin(records, args)
+    if args.judge_endpoint is not None:
+        return run_remote(records, args)
     # torch and transformers load here, not for the baselines, compare or correlate.
     from evaluation import distributed
     from evaluation.models import resolve_device
@@ -297,7 +376,24 @@ def run_builtin(records: list[Any], args: argparse.Namespace) -> int:
     alone writes the run)."""
     from evaluation.baselines import score_builtin
 
+    if args.rank_profile is not None:
+        raise EvaluationError(
+            "--rank-profile ranks posts with a retriever model; a built-in baseline reads them "
+            "in the record's order: leave it out"
+        )
     result = score_builtin(records, config_from_args(args, progress=False))
+    if is_rank_zero():
+        write_run(result, args)
+    return 0
+
+
+def run_remote(records: list[Any], args: argparse.Namespace) -> int:
+    """A judge behind an endpoint: one process here; the engine there does the parallel work."""
+    if not args.judge:
+        raise EvaluationError("--judge-endpoint serves a judge: add --judge")
+    from evaluation.remote_judge import score_remote
+
+    result = score_remote(records, config_from_args(args, progress=False))
     if is_rank_zero():
         write_run(result, args)
     return 0
@@ -312,7 +408,7 @@ def write_run(result: ScoreResult, args: argparse.Namespace) -> None:
 def run_make_tiny_model(args: argparse.Namespace) -> int:
     from evaluation.tiny import make_tiny_model_command  # loads transformers
 
-    return make_tiny_model_command(args.folder, seed=args.seed)
+    return make_tiny_model_command(args.folder, seed=args.seed, causal=args.causal)
 
 
 def read_table(path: Path) -> list[dict[str, Any]]:
@@ -416,18 +512,42 @@ def _numeric_columns(rows: list[dict[str, Any]], model_column: str) -> list[str]
     return columns
 
 
+def read_downstream(args: argparse.Namespace) -> "Downstream":
+    """Every downstream column of the files given, by model."""
+    from evaluation.downstream import Downstream, is_bon_summary, read_bon, read_ppo
+
+    found = Downstream()
+    bon = [path for path in args.downstream if is_bon_summary(path)]
+    if bon:
+        read_bon(bon, args.bon_k, found)
+    for path in args.downstream:
+        if path in bon:
+            continue
+        if path.is_dir():
+            read_ppo(path, found)
+            continue
+        rows = read_table(path)
+        for column in _numeric_columns(rows, args.model_column):
+            for model, value in _column(rows, path, args.model_column, column).items():
+                found.add(column, model, value, path)
+    return found
+
+
 def run_correlate(args: argparse.Namespace) -> int:
     bench = bench_values(args.bench, args.bench_column, args.bench_group, args.model_column)
-    rows = read_table(args.downstream)
-    columns = args.downstream_column or _numeric_columns(rows, args.model_column)
-    if not columns:
-        raise EvaluationError(f"{args.downstream}: no numeric score column")
+    downstream = read_downstream(args)
+    columns = args.downstream_column or list(downstream.columns)
+    unknown = [column for column in columns if column not in downstream.columns]
+    if not downstream.columns or unknown:
+        wanted = f"no column {unknown[0]!r}" if unknown else "no numeric score column"
+        raise EvaluationError(
+            f"{', '.join(map(str, args.downstream))}: {wanted} "
+            f"(columns: {', '.join(sorted(downstream.columns)) or 'none'})"
+        )
     report: dict[str, Any] = {}
     print(f"{'downstream':<16} {'method':<12} {'n':>3} {'coef':>7} {'CI':>18} {'p':>16}")
     for column in columns:
-        models, x, y = paired_values(
-            bench, _column(rows, args.downstream, args.model_column, column)
-        )
+        models, x, y = paired_values(bench, downstream.columns[column])
         if len(models) < 3:
             raise EvaluationError(
                 f"only {len(models)} models have both a benchmark and a {column!r} value "
@@ -449,11 +569,14 @@ def run_correlate(args: argparse.Namespace) -> int:
         }
         for result in results:
             print(_correlation_row(column, result))
-        for note in sorted({result.reason for result in results if result.reason}):
+        notes = {text for result in results for text in (result.reason, result.note) if text}
+        for note in sorted(notes):
             print(f"{column[:16]:<16} note: {note}")
         if not any(result.method == "ndcg" for result in results):
             print(f"{column[:16]:<16} ndcg: left out, it needs downstream values of 0 or more")
-    missing = sorted(set(bench) ^ {str(row.get(args.model_column)) for row in rows})
+    for note in downstream.notes:
+        print(note)
+    missing = sorted(set(bench) ^ downstream.models)
     if missing:
         print(f"left out (in one file only): {', '.join(missing)}")
     if args.out is not None:
@@ -463,6 +586,8 @@ def run_correlate(args: argparse.Namespace) -> int:
 
 def _correlation_row(column: str, result: Correlation) -> str:
     interval = "-" if result.ci_low is None else f"[{result.ci_low:.3f}, {result.ci_high:.3f}]"
+    if result.ci_low is not None and not result.reliable:
+        interval = "unreliable"  # the bounds stay in --out, marked "reliable": false
     p_value = "-" if result.p_value is None else f"{result.p_value:.3g}"
     if result.p_method == "exact permutation":
         p_value += " (exact)"

@@ -10,9 +10,11 @@ For each subset (all pairs, validated, excluded, each category):
 
 - every model's accuracy with ties left out and with ties as wrong, each with a Wilson
   interval with continuity correction; the models are ranked by the figure the tie policy names;
-- each model's difference to the best on the pairs both decided, with a paired bootstrap
-  interval and the exact McNemar p-value on the same pairs, Holm-adjusted over the comparisons
-  with the best, and its significance group (group 1: statistically tied with #1);
+- each model's difference to the best on the pairs both decided, with Tango's score interval
+  for paired proportions (:mod:`evaluation.paired`), the exact McNemar p-value on the same
+  pairs, Holm-adjusted over every pair of models, its significance group (group 1: not told
+  apart from #1, :class:`~evaluation.significance.GroupingProcedure`), and the smallest
+  difference the test would find 80 % of the time with the discordant pairs there are;
 
 and once per leaderboard:
 
@@ -31,16 +33,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from evaluation.metrics import ACCURACY_INTERVAL, OUTCOMES
+from evaluation.paired import POWER, TANGO_CC, detectable_difference, paired_difference
 from evaluation.significance import (
     RESAMPLES,
     Code,
     Codes,
+    GroupingProcedure,
     accuracy_of,
+    all_pairs_holm,
     as_codes,
     corrected_wilson_interval,
-    holm_adjust,
     mcnemar_of,
-    paired_bootstrap_difference,
     rank_agreement,
     significance_groups,
     two_proportions,
@@ -49,8 +53,8 @@ from evaluation.significance import (
 TiePolicy = Literal["left-out", "as-wrong"]
 TIE_POLICIES: tuple[TiePolicy, ...] = ("left-out", "as-wrong")
 POLICY_WORDS = {
-    "left-out": "ties left out (neither right nor wrong)",
-    "as-wrong": "ties counted as wrong (the paper's figure)",
+    "left-out": "ties left out, neither right nor wrong",
+    "as-wrong": "ties counted as wrong, the paper's figure",
 }
 SUBSETS = ("validated", "excluded")
 ALPHA = 0.05
@@ -96,6 +100,8 @@ class Estimate:
     successes: int
     n: int
     reason: str | None = None
+    # How the interval was computed (``corrected_wilson_interval``), for whoever words it.
+    method: str = ACCURACY_INTERVAL
 
 
 def estimate(successes: int, n: int, confidence: float) -> Estimate:
@@ -108,9 +114,12 @@ def estimate(successes: int, n: int, confidence: float) -> Estimate:
 @dataclass(frozen=True)
 class VersusBest:
     """A model against the best of its subset, on the ``pairs`` both decided: ``difference``
-    is its accuracy minus the best's there, with a paired bootstrap interval; ``better`` and
-    ``worse`` the discordant pairs where only it / only the best was right, ``p_value`` the
-    exact McNemar test and ``p_holm`` its Holm adjustment."""
+    is its accuracy minus the best's there, with an interval by ``method`` (Tango's score
+    interval); ``better`` and ``worse`` the discordant pairs where only it / only the best was
+    right, ``p_value`` the exact McNemar test and ``p_holm`` its Holm adjustment over every
+    pair of models; ``detectable`` the smallest difference the test finds 80 % of the time
+    with these discordant pairs at Holm's strictest step (``None``: not even all of them one
+    way would be found that often), and ``power`` that sentence."""
 
     pairs: int
     difference: float | None
@@ -122,6 +131,9 @@ class VersusBest:
     p_holm: float
     tied_with_best: bool
     reason: str | None = None
+    method: str = TANGO_CC.key
+    detectable: float | None = None
+    power: str | None = None
 
 
 @dataclass(frozen=True)
@@ -194,6 +206,10 @@ class Settings:
     resamples: int = RESAMPLES
     seed: int = 0
 
+    @property
+    def grouping(self) -> GroupingProcedure:
+        return GroupingProcedure(alpha=self.alpha)
+
 
 @dataclass(frozen=True)
 class Leaderboard:
@@ -215,24 +231,40 @@ class Leaderboard:
         ``reason``), ready for strict JSON."""
         data = asdict(self)
         data["settings"]["policy_words"] = POLICY_WORDS[self.settings.policy]
-        data["settings"]["tests"] = TEST_WORDS
+        data["settings"]["tests"] = figure_words(self.settings, len(self.models))
+        data["settings"]["difference_method"] = {
+            "key": TANGO_CC.key,
+            "words": TANGO_CC.words,
+            "citation": TANGO_CC.citation,
+        }
+        data["settings"]["grouping"] = {
+            "key": self.settings.grouping.key,
+            "words": self.settings.grouping.words(len(self.models)),
+            "tied": self.settings.grouping.tied_words(),
+            "comparisons": self.settings.grouping.comparisons(len(self.models)),
+        }
         return data
 
 
-TEST_WORDS = {
-    "accuracy_interval": "Wilson score interval with continuity correction (Newcombe method 4)",
-    "difference": "accuracy minus the best's, on the pairs both decided (with ties left out, "
-    "a pair either tied is not among them)",
-    "difference_interval": "paired percentile bootstrap over those pairs",
-    "p_value": "exact McNemar (two-sided binomial on the pairs only one of the two got right; "
-    "pairs either left out do not enter)",
-    "p_holm": "Holm step-down over the comparisons with the best of the subset",
-    "group": "group 1 is #1 and the models statistically tied with it (Holm p >= alpha); the "
-    "next group is led by the best model outside it, and so on",
-    "validated_vs_excluded": "independent sets of pairs: Newcombe hybrid score interval for "
-    "the difference, Fisher's exact test",
-    "ranks": "Kendall's tau-b between the accuracies on all and on validated pairs",
-}
+def figure_words(settings: Settings, models: int) -> dict[str, str]:
+    """What each figure is, worded from the objects that compute them."""
+    grouping = settings.grouping
+    return {
+        "accuracy_interval": "Wilson score interval with continuity correction (Newcombe method 4)",
+        "difference": "accuracy minus the best's, on the pairs both decided (with ties left "
+        "out, a pair either tied is not among them)",
+        "difference_interval": TANGO_CC.words,
+        "p_value": "exact McNemar (two-sided binomial on the pairs only one of the two got "
+        "right; pairs either left out do not enter)",
+        "p_holm": f"Holm step-down over all {grouping.comparisons(models)} pairs of models",
+        "group": grouping.words(models),
+        "detectable": f"the smallest difference the exact McNemar test finds with probability "
+        f"{POWER:g} with the discordant pairs observed, at Holm's strictest step (alpha "
+        f"{grouping.strictest_level(models):.4g})",
+        "validated_vs_excluded": "independent sets of pairs: Newcombe hybrid score interval "
+        "for the difference, Fisher's exact test",
+        "ranks": "Kendall's tau-b between the accuracies on all and on validated pairs",
+    }
 
 
 def build_leaderboard(
@@ -316,21 +348,16 @@ def subset_board(
         for position, leader in enumerate(order)
         for other in order[position + 1 :]
     }
-    groups = significance_groups(
-        order, {key: test.p_value for key, test in tests.items()}, settings.alpha
-    )
-    holm = dict(
-        zip(order[1:], holm_adjust([tests[(best, m)].p_value for m in order[1:]]), strict=True)
-    )
+    raw = {key: test.p_value for key, test in tests.items()}
+    groups = significance_groups(order, raw, settings.alpha)
+    holm = all_pairs_holm(raw)
+    level = settings.grouping.strictest_level(len(models))
     entries = []
     for position, model in enumerate(order):
-        # Each comparison draws its own resamples, from the seed and its place in the order.
         versus = (
             None
             if model == best
-            else versus_best(
-                column[model], column[best], holm[model], settings, settings.seed + position
-            )
+            else versus_best(column[model], column[best], holm[(best, model)], settings, level)
         )
         entries.append(
             entry(
@@ -352,13 +379,13 @@ def competition_rank(order: list[str], accuracy: Mapping[str, float | None], ind
 
 
 def versus_best(
-    model: Codes, best: Codes, p_holm: float, settings: Settings, seed: int
+    model: Codes, best: Codes, p_holm: float, settings: Settings, level: float
 ) -> VersusBest:
-    """``model`` against the best of the subset, on the same pairs."""
+    """``model`` against the best of the subset, on the same pairs; ``level`` is the level
+    of Holm's strictest step, at which the power line is worked out."""
     test = mcnemar_of(best, model)
-    paired = paired_bootstrap_difference(
-        model, best, resamples=settings.resamples, confidence=settings.confidence, seed=seed
-    )
+    paired = paired_difference(model, best, settings.confidence)
+    detectable = detectable_difference(test.discordant, paired.pairs, level)
     reason = None
     if paired.difference is None:
         reason = "no pair decided by both"
@@ -375,7 +402,28 @@ def versus_best(
         p_holm=p_holm,
         tied_with_best=p_holm >= settings.alpha,
         reason=reason,
+        method=paired.method,
+        detectable=detectable,
+        power=power_line(test.discordant, paired.pairs, detectable),
     )
+
+
+def power_line(discordant: int, pairs: int, detectable: float | None) -> str | None:
+    """The power line: how large a difference these discordant pairs can show."""
+    if not pairs:
+        return None
+    if detectable is None:
+        return (
+            f"{discordant} discordant pair(s) of {pairs}: too few for the test to find any "
+            f"difference with probability {POWER:g}"
+        )
+    line = (
+        f"{discordant} discordant pair(s) of {pairs}: the test finds a difference of "
+        f"{100 * detectable:.1f} points or more with probability {POWER:g}"
+    )
+    if detectable > 0.05:
+        line += "; too few to tell a 5-point difference apart"
+    return line
 
 
 def entry(
@@ -386,7 +434,7 @@ def entry(
     versus: VersusBest | None,
     settings: Settings,
 ) -> Entry:
-    correct, wrong, ties, unparsed = (outcomes.count(name) for name in OUTCOME_NAMES)
+    correct, wrong, ties, unparsed = (outcomes.count(name) for name in OUTCOMES)
     return Entry(
         model=model,
         rank=rank,
@@ -400,9 +448,6 @@ def entry(
         accuracy_ties_as_wrong=estimate(correct, correct + wrong + ties, settings.confidence),
         versus_best=versus,
     )
-
-
-OUTCOME_NAMES = ("correct", "wrong", "tie", "unparsed")
 
 
 def policy_counts(outcomes: Sequence[str], policy: TiePolicy) -> tuple[int, int]:

@@ -12,10 +12,9 @@ alone, so a new format (a paper's table, say) is one more function:
 - :func:`as_latex`: one booktabs table per subset and one for validated against excluded.
 """
 
-import csv
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from evaluation.compare import (
     POLICY_WORDS,
@@ -24,7 +23,9 @@ from evaluation.compare import (
     Leaderboard,
     SubsetBoard,
     SubsetTest,
+    figure_words,
 )
+from evaluation.spreadsheet_cells import SafeDictWriter
 
 FORMATS = ("text", "json", "csv", "latex")
 
@@ -54,14 +55,19 @@ def p_value(value: float | None) -> str:
 def headline(board: Leaderboard) -> list[str]:
     settings = board.settings
     level = round(100 * settings.confidence)
+    tests = figure_words(settings, len(board.models))
     return [
         f"{len(board.models)} models on {board.pairs} pairs, ranked by accuracy with "
         f"{POLICY_WORDS[settings.policy]}",
-        f"{level}% intervals: Wilson for accuracies, paired bootstrap over pairs for the "
-        f"difference to #1 ({settings.resamples} resamples, seed {settings.seed}); p: exact "
-        f"McNemar against #1, Holm-adjusted; group 1: statistically tied with #1 at "
-        f"alpha {settings.alpha:g}",
+        f"{level}% intervals: Wilson for accuracies, {tests['difference_interval']} for the "
+        f"difference to #1; p: exact McNemar against #1, {tests['p_holm']}; {tests['group']}",
     ]
+
+
+def runner_up_power(subset: SubsetBoard) -> str | None:
+    """The power line of #2 against #1: whether the pairs can tell them apart at all."""
+    second = subset.entries[1].versus_best if len(subset.entries) > 1 else None
+    return None if second is None or second.power is None else f"#2 against #1: {second.power}"
 
 
 # --- text -----------------------------------------------------------------------------------
@@ -94,7 +100,8 @@ def _text_board(subset: SubsetBoard, width: int, board: Leaderboard) -> list[str
     )
     lines = [title, header, "-" * len(header)]
     lines += [_text_row(entry, width) for entry in subset.entries]
-    return lines
+    power = runner_up_power(subset)
+    return lines if power is None else [*lines, power]
 
 
 def _text_row(entry: Entry, width: int) -> str:
@@ -168,6 +175,26 @@ def as_json(board: Leaderboard) -> str:
 
 # --- CSV ------------------------------------------------------------------------------------
 
+# The columns read off an entry's comparison with the best model, and off a model's
+# validated-minus-excluded test: column -> attribute. Empty cells where there is none.
+VERSUS_BEST_COLUMNS = {
+    "difference_to_best": "difference",
+    "difference_ci_low": "ci_low",
+    "difference_ci_high": "ci_high",
+    "difference_method": "method",
+    "detectable_difference": "detectable",
+    "discordant_better": "better",
+    "discordant_worse": "worse",
+    "mcnemar_p": "p_value",
+    "holm_p": "p_holm",
+    "tied_with_best": "tied_with_best",
+}
+SUBSET_TEST_COLUMNS = {
+    "validated_minus_excluded": "difference",
+    "validated_minus_excluded_ci_low": "ci_low",
+    "validated_minus_excluded_ci_high": "ci_high",
+    "fisher_p": "p_value",
+}
 CSV_COLUMNS = (
     "subset",
     "kind",
@@ -185,18 +212,8 @@ CSV_COLUMNS = (
     "accuracy_ties_as_wrong",
     "accuracy_ties_as_wrong_ci_low",
     "accuracy_ties_as_wrong_ci_high",
-    "difference_to_best",
-    "difference_ci_low",
-    "difference_ci_high",
-    "discordant_better",
-    "discordant_worse",
-    "mcnemar_p",
-    "holm_p",
-    "tied_with_best",
-    "validated_minus_excluded",
-    "validated_minus_excluded_ci_low",
-    "validated_minus_excluded_ci_high",
-    "fisher_p",
+    *VERSUS_BEST_COLUMNS,
+    *SUBSET_TEST_COLUMNS,
     "policy",
 )
 
@@ -205,7 +222,8 @@ def as_csv(board: Leaderboard) -> str:
     """Undefined figures are empty cells."""
     tests = {test.model: test for test in board.validated_vs_excluded}
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    # Run names and subsets are what a user typed: no cell may run as a formula.
+    writer = SafeDictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for subset in board.subsets:
         for entry in subset.entries:
@@ -216,7 +234,6 @@ def as_csv(board: Leaderboard) -> str:
 def _csv_row(
     subset: SubsetBoard, entry: Entry, test: SubsetTest | None, board: Leaderboard
 ) -> dict[str, object]:
-    versus = entry.versus_best
     row: dict[str, object] = {
         "subset": subset.name,
         "kind": subset.kind,
@@ -236,24 +253,9 @@ def _csv_row(
         "accuracy_ties_as_wrong_ci_high": entry.accuracy_ties_as_wrong.ci_high,
         "policy": board.settings.policy,
     }
-    if versus is not None:
-        row |= {
-            "difference_to_best": versus.difference,
-            "difference_ci_low": versus.ci_low,
-            "difference_ci_high": versus.ci_high,
-            "discordant_better": versus.better,
-            "discordant_worse": versus.worse,
-            "mcnemar_p": versus.p_value,
-            "holm_p": versus.p_holm,
-            "tied_with_best": versus.tied_with_best,
-        }
-    if test is not None:
-        row |= {
-            "validated_minus_excluded": test.difference,
-            "validated_minus_excluded_ci_low": test.ci_low,
-            "validated_minus_excluded_ci_high": test.ci_high,
-            "fisher_p": test.p_value,
-        }
+    for found, columns in ((entry.versus_best, VERSUS_BEST_COLUMNS), (test, SUBSET_TEST_COLUMNS)):
+        if found is not None:
+            row |= {column: getattr(found, name) for column, name in columns.items()}
     return {key: "" if value is None else value for key, value in row.items()}
 
 
@@ -282,64 +284,105 @@ def latex_escape(text: str) -> str:
     return "".join(LATEX_SPECIALS.get(character, character) for character in text)
 
 
+# The packages the LaTeX tables need.
+LATEX_PACKAGES = ("booktabs", "array", "tabularx")
+
+
 def as_latex(board: Leaderboard) -> str:
-    """Tables for a paper (``\\usepackage{booktabs}``): the best model of each subset in bold,
-    the models statistically tied with it marked with a dagger."""
+    """Tables for a paper: the best model of each subset in bold, the models in its group
+    marked with a dagger.
+
+    They fit a two-column page (ACL) and a one-column one (NeurIPS): each table spans the
+    page (``table*``) as a ``tabularx`` as wide as the line, whose model column wraps; each
+    interval sits under its figure in a smaller size, and abbreviated headings have their key
+    in the caption. Nothing is scaled."""
     level = round(100 * board.settings.confidence)
     policy = latex_escape(POLICY_WORDS[board.settings.policy])
     parts = [
-        "% Needs \\usepackage{booktabs}. Accuracy in %, " + policy + f"; {level}% intervals.",
+        f"% Needs \\usepackage{{{','.join(LATEX_PACKAGES)}}}. Accuracy in %, {policy}; "
+        f"{level}% intervals.",
     ]
+    tests = figure_words(board.settings, len(board.models))
     for number, subset in enumerate(board.subsets):
         if subset.entries:
-            parts.append(_latex_board(subset, number, level, policy))
+            parts.append(_latex_board(subset, number, level, policy, tests))
     if board.validated_vs_excluded:
         parts.append(_latex_subset_tests(board, level, policy))
     return "\n\n".join(parts) + "\n"
 
 
-def _latex_board(subset: SubsetBoard, number: int, level: int, policy: str) -> str:
+def _stacked(figure: str, below: str) -> str:
+    """A figure with its interval under it, in a smaller size."""
+    if below in ("-", "---"):
+        return figure
+    return rf"\begin{{tabular}}[t]{{@{{}}r@{{}}}}{figure}\\{{\scriptsize {below}}}\end{{tabular}}"
+
+
+def _latex_name(name: str) -> str:
+    """A model's name that may break after ``:``, ``/`` or ``-`` in a narrow column."""
+    return latex_escape(name).replace(":", r":\allowbreak{}").replace("/", r"/\allowbreak{}")
+
+
+def _latex_table(label: str, caption: str, spec: str, heading: str, rows: list[str]) -> str:
+    return "\n".join(
+        [
+            r"\begin{table*}[t]",
+            r"\centering",
+            r"\footnotesize",
+            r"\setlength{\tabcolsep}{3pt}",
+            rf"\caption{{{caption}}}",
+            rf"\label{{{label}}}",
+            rf"\begin{{tabularx}}{{\linewidth}}{{{spec}}}",
+            r"\toprule",
+            heading,
+            r"\midrule",
+            *rows,
+            r"\bottomrule",
+            r"\end{tabularx}",
+            r"\end{table*}",
+        ]
+    )
+
+
+def _latex_board(
+    subset: SubsetBoard, number: int, level: int, policy: str, tests: Mapping[str, str]
+) -> str:
     rows = []
     for entry in subset.entries:
-        name = latex_escape(entry.model)
+        name = _latex_name(entry.model)
         versus = entry.versus_best
         if versus is None:
             name = rf"\textbf{{{name}}}"
         elif versus.tied_with_best:
             name += r"$^\dagger$"
         paper = entry.accuracy_ties_as_wrong
-        compared = "--- & --- & ---"
+        compared = "--- & ---"
         if versus is not None:
             compared = (
-                f"{_minus(points(versus.difference))} & "
-                f"{_minus(interval(versus.ci_low, versus.ci_high, signed=True))} & "
-                f"{_latex_p(versus.p_holm)}"
+                _stacked(
+                    _minus(points(versus.difference)),
+                    _minus(interval(versus.ci_low, versus.ci_high, signed=True)),
+                )
+                + f" & {_latex_p(versus.p_holm)}"
             )
         rows.append(
             f"{entry.rank} & {entry.group} & {name} & {entry.n} & "
-            f"{percent(entry.accuracy.value)} & {_ci(entry.accuracy)} & {percent(paper.value)} & "
-            f"{_ci(paper)} & {compared} \\\\"
+            f"{_stacked(percent(entry.accuracy.value), _ci(entry.accuracy))} & "
+            f"{_stacked(percent(paper.value), _ci(paper))} & {compared} \\\\"
         )
     caption = latex_escape(f"{subset.name}, {subset.pairs} pairs")
-    return "\n".join(
-        [
-            r"\begin{table}[t]",
-            r"\centering",
-            rf"\caption{{Reward models on {caption}: accuracy with ties left out and with ties "
-            rf"as wrong ({level}\% Wilson intervals), difference to \#1 in points ({level}\% "
-            rf"paired bootstrap) and Holm-adjusted exact McNemar $p$; ranked with {policy}. "
-            r"$^\dagger$: statistically tied with \#1.}",
-            rf"\label{{tab:leaderboard-{number}}}",
-            r"\begin{tabular}{rrlrrrrrrrr}",
-            r"\toprule",
-            r"\# & Group & Model & $n$ & Acc. & CI & Acc.\ (ties wrong) & CI & "
-            r"$\Delta$ & CI & $p_{\mathrm{Holm}}$ \\",
-            r"\midrule",
-            *rows,
-            r"\bottomrule",
-            r"\end{tabular}",
-            r"\end{table}",
-        ]
+    return _latex_table(
+        f"tab:leaderboard-{number}",
+        rf"Reward models on {caption}: accuracy with ties left out and with ties as wrong "
+        rf"({level}\% Wilson intervals with continuity correction, under each figure), "
+        rf"difference to \#1 in points ({level}\% "
+        rf"{latex_escape(tests['difference_interval'])}) and exact McNemar $p$, "
+        rf"{latex_escape(tests['p_holm'])}; ranked with {policy}. $^\dagger$: in \#1's group "
+        rf"({latex_escape(tests['group'])}). G: significance group; Acc.: accuracy, ties left "
+        r"out; Acc.\ (t.w.): accuracy, ties as wrong; $\Delta$: difference to \#1.",
+        r"rr>{\raggedright\arraybackslash}Xrrrrr",
+        r"\# & G & Model & $n$ & Acc. & Acc.\ (t.w.) & $\Delta$ & $p_{\mathrm{Holm}}$ \\",
+        rows,
     )
 
 
@@ -355,29 +398,22 @@ def _latex_p(value: float | None) -> str:
 
 def _latex_subset_tests(board: Leaderboard, level: int, policy: str) -> str:
     rows = [
-        f"{latex_escape(test.model)} & {percent(test.validated.value)} & {test.validated.n} & "
+        f"{_latex_name(test.model)} & {percent(test.validated.value)} & {test.validated.n} & "
         f"{percent(test.excluded.value)} & {test.excluded.n} & "
-        f"{_minus(points(test.difference))} & "
-        f"{_minus(interval(test.ci_low, test.ci_high, signed=True))} & "
-        f"{_latex_p(test.p_value)} \\\\"
+        + _stacked(
+            _minus(points(test.difference)),
+            _minus(interval(test.ci_low, test.ci_high, signed=True)),
+        )
+        + f" & {_latex_p(test.p_value)} \\\\"
         for test in board.validated_vs_excluded
     ]
-    return "\n".join(
-        [
-            r"\begin{table}[t]",
-            r"\centering",
-            rf"\caption{{Accuracy on validated against excluded pairs, {policy}: difference in "
-            rf"points with its {level}\% Newcombe interval, Fisher's exact $p$.}}",
-            r"\label{tab:validated-vs-excluded}",
-            r"\begin{tabular}{lrrrrrrr}",
-            r"\toprule",
-            r"Model & Validated & $n$ & Excluded & $n$ & $\Delta$ & CI & $p$ \\",
-            r"\midrule",
-            *rows,
-            r"\bottomrule",
-            r"\end{tabular}",
-            r"\end{table}",
-        ]
+    return _latex_table(
+        "tab:validated-vs-excluded",
+        rf"Accuracy on validated against excluded pairs, {policy}: difference in points "
+        rf"($\Delta$) with its {level}\% Newcombe interval under it, Fisher's exact $p$.",
+        r">{\raggedright\arraybackslash}Xrrrrrr",
+        r"Model & Validated & $n$ & Excluded & $n$ & $\Delta$ & $p$ \\",
+        rows,
     )
 
 

@@ -1,18 +1,29 @@
 """Settings of a scoring run: one typed object for the library and the command line."""
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from evaluation.errors import EvaluationError
-from evaluation.inputs import Mode
+from evaluation.inputs import PROFILE_FORMATS, Mode
+from evaluation.judge_templates import VERDICT_NEW_TOKENS, JudgeTemplate
 
 if TYPE_CHECKING:  # the built-in baselines use this module without torch
     import torch
 
+    from evaluation.endpoint import Endpoint
+
 PrefixReuse = Literal["auto", "on", "off"]
+# How a classifier's logits become one reward: a label's logit (``--label-index``), the
+# paper's ``softmax(logits)[-1]`` for heads with several labels, or by default (None) the single
+# logit, or the log-odds of label 1 for two labels (:func:`evaluation.forward.readout_rule`).
+SOFTMAX_LAST: Literal["softmax-last"] = "softmax-last"
+Readout: TypeAlias = int | Literal["softmax-last"] | None
 
 # The paper's length limit, in tokens, whatever the model's own limit.
 PAPER_MAX_LENGTH = 8192
+# The seed of the benchmark's judge order (its --seed default), used with --paper-settings
+# when no --seed is given.
+PAPER_JUDGE_SEED = 42
 
 # Token positions (rows x padded length) per forward pass. A CPU gains nothing from big batches
 # once matmuls are a few thousand rows tall; a GPU wants them large.
@@ -44,10 +55,20 @@ class ScoreConfig:
         padding_side: ``left`` or ``right``; ``None`` follows the tokenizer. Scores do not
             depend on it; it is there to prove so.
         label_index: for classifiers with several labels, which logit is the reward. By default
-            one label is the reward, and with two labels the reward is ``logit[1] - logit[0]``.
+            one label is the reward, and with two labels the reward is ``logit[1] - logit[0]``;
+            with ``paper_settings``, ``softmax(logits)[-1]`` (see :attr:`readout`).
         tie_tolerance: scores closer than this count as a tie (default: exactly equal).
         chat_template: a Jinja chat template replacing (or supplying) the tokenizer's.
-        max_new_tokens: reply length a judge may generate.
+        max_new_tokens: reply length a judge may generate; ``None`` follows the judge template
+            (hundreds for one that asks for reasoning first, see :attr:`new_tokens`).
+        judge_template: the judge's system prompt and user template from files
+            (:mod:`evaluation.judge_templates`); ``None``: the project's own prompt.
+        profile_format: how profile posts are written: ``plain`` (``Post i: text``) or
+            ``benchmark`` (``Post i (Category: c):`` then the text).
+        rank_profile: a local dense retriever (a folder) that ranks each user's posts against
+            the question before the first ``top_k`` are kept (:mod:`evaluation.retrieval`).
+        endpoint: a judge served over the OpenAI chat-completions protocol instead of a model
+            loaded here (:mod:`evaluation.endpoint`).
         seed: judge answer positions and bootstrap resampling.
         confidence: level of the accuracy intervals (Wilson's, with continuity correction).
         resamples: kept in the run's settings for older command lines; the accuracy
@@ -58,8 +79,10 @@ class ScoreConfig:
         name: a short name for the run (``rm-8b``), stored in the summary; ``correlate``
             matches downstream rows on it. ``None``: the model as given.
         paper_settings: the paper's protocol where it differs from the defaults: question mode,
-            a length limit of 8,192 tokens, exact ties (see docs/evaluation.md). Options that
-            contradict it are an error.
+            a length limit of 8,192 tokens, exact ties, ``softmax(logits)[-1]`` for heads with
+            several labels, the judge's order drawn as the benchmark draws it, and its figure
+            with unparsed replies read as "A" beside ours (see docs/evaluation.md). Options
+            that contradict it are an error.
         self_check: score this many pairs (drawn from ``seed``) one at a time as well, and
             compare with the batched scores (:mod:`evaluation.self_check`); 0: no check.
         allow_flips: keep a run whose self-check found decisions that flip.
@@ -80,7 +103,7 @@ class ScoreConfig:
     tie_tolerance: float = 0.0
     chat_template: str | None = None
     trust_remote_code: bool = False
-    max_new_tokens: int = 16
+    max_new_tokens: int | None = None
     seed: int = 0
     resamples: int = 2000
     confidence: float = 0.95
@@ -90,10 +113,21 @@ class ScoreConfig:
     paper_settings: bool = False
     self_check: int = 0
     allow_flips: bool = False
+    judge_template: JudgeTemplate | None = None
+    profile_format: str = "plain"
+    rank_profile: str | None = None
+    endpoint: "Endpoint | None" = None
 
     def __post_init__(self) -> None:
         if self.self_check < 0:
             raise EvaluationError(f"--self-check takes a number of pairs, not {self.self_check}")
+        if self.profile_format not in PROFILE_FORMATS:
+            raise EvaluationError(
+                f"unknown profile format {self.profile_format!r} "
+                f"(use {' or '.join(PROFILE_FORMATS)})"
+            )
+        if self.max_new_tokens is not None and self.max_new_tokens < 1:
+            raise EvaluationError(f"--max-new-tokens must be 1 or more, not {self.max_new_tokens}")
         if not self.paper_settings:
             return
         conflicts = [
@@ -102,14 +136,31 @@ class ScoreConfig:
                 (f"--mode {self.mode}", self.mode != "question"),
                 (f"--max-length {self.max_length}", self.max_length is not None),
                 (f"--tie-tolerance {self.tie_tolerance}", self.tie_tolerance != 0),
+                (f"--label-index {self.label_index}", self.label_index is not None),
             )
             if differs
         ]
         if conflicts:
             raise EvaluationError(
                 f"--paper-settings means question mode, a length limit of {PAPER_MAX_LENGTH:,} "
-                f"tokens and exact ties: leave out {' and '.join(conflicts)}"
+                "tokens, exact ties and softmax(logits)[-1] for several labels: leave out "
+                f"{' and '.join(conflicts)}"
             )
+
+    @property
+    def new_tokens(self) -> int:
+        """The reply length a judge may generate: as given, else what the template needs."""
+        if self.max_new_tokens is not None:
+            return self.max_new_tokens
+        if self.judge_template is not None:
+            return self.judge_template.default_max_new_tokens
+        return VERDICT_NEW_TOKENS
+
+    @property
+    def readout(self) -> Readout:
+        """How a classifier's logits become its reward (:func:`evaluation.forward.readout_rule`):
+        the paper's ``softmax(logits)[-1]`` with ``paper_settings``, else ``label_index``."""
+        return SOFTMAX_LAST if self.paper_settings else self.label_index
 
     def length_limit(self, model_limit: int | None) -> tuple[int | None, str]:
         """The longest sequence allowed, and where that number comes from."""
@@ -135,6 +186,10 @@ class ScoreConfig:
         settings = asdict(self)
         settings.pop("progress")
         settings["name"] = self.run_name
+        settings["max_new_tokens"] = self.new_tokens if self.judge else self.max_new_tokens
         if settings["chat_template"] is not None:
             settings["chat_template"] = "(given)"
+        if self.judge_template is not None:
+            settings["judge_template"] = self.judge_template.describe()
+        settings["endpoint"] = None if self.endpoint is None else self.endpoint.describe()
         return settings

@@ -14,14 +14,30 @@ import numpy as np
 import torch
 
 from evaluation.batching import last_real_token, pad_batch, padded_size, plan_batches, positions
+from evaluation.config import SOFTMAX_LAST, Readout
 from evaluation.errors import EvaluationError
 from evaluation.models import LoadedModel
 
 
-def reward_from_logits(logits: torch.Tensor, label_index: int | None) -> torch.Tensor:
+def readout_rule(labels: int, label_index: Readout) -> str:
+    """In words, for the run card: how the reward is read from ``labels`` logits."""
+    if labels == 1:
+        return "the single logit"
+    if label_index == SOFTMAX_LAST:
+        return "softmax(logits)[-1], the paper's"
+    if label_index is not None:
+        return f"logit[{label_index}] (--label-index)"
+    return "logit[1] - logit[0], the log-odds of label 1"
+
+
+def reward_from_logits(logits: torch.Tensor, label_index: Readout) -> torch.Tensor:
     """One reward per row: the single logit; with two labels ``logit[1] - logit[0]`` (the
-    log-odds of label 1); with more, the logit at ``label_index``, which must then be given."""
+    log-odds of label 1); with more, the logit at ``label_index``, which must then be given.
+    ``label_index="softmax-last"``: the probability of the last label, as the paper reads a
+    head with several labels (a single logit is read as it is)."""
     labels = logits.shape[-1]
+    if isinstance(label_index, str):  # SOFTMAX_LAST, the one word a readout may be
+        return logits[:, 0] if labels == 1 else torch.softmax(logits, dim=-1)[:, -1]
     if label_index is not None:
         if not -labels <= label_index < labels:
             raise EvaluationError(
@@ -51,7 +67,7 @@ def forward_rewards(
     sequences: Sequence[Sequence[int]],
     *,
     side: str = "right",
-    label_index: int | None = None,
+    label_index: Readout = None,
 ) -> torch.Tensor:
     """Rewards of one batch of sequences (float32, on the CPU)."""
     if loaded.backbone is None:
@@ -78,7 +94,7 @@ def score_sequences(
     max_batch_tokens: int,
     *,
     side: str = "right",
-    label_index: int | None = None,
+    label_index: Readout = None,
     bar: Any = None,
 ) -> tuple[np.ndarray, int, int]:
     """Reward of each sequence in input order, the token positions computed and those needed.

@@ -4,8 +4,10 @@ Two input modes:
 
 - ``question``: the chat ``user: question`` / ``assistant: answer`` through the tokenizer's chat
   template (the benchmark's reference setting).
-- ``profile``: the same chat, with the user's first ``top_k`` profile posts (in the order given)
-  placed before the question in the user turn.
+- ``profile``: the same chat, with the user's first ``top_k`` profile posts (in the order given,
+  or ranked against the question: :mod:`evaluation.retrieval`) placed before the question in the
+  user turn, each written ``Post i: text`` (``plain``) or, as the benchmark writes them,
+  ``Post i (Category: c):`` and the text on the next line (``benchmark``).
 
 Only :class:`~evaluation.records.PairRecord` fields reach this module, so a record's rubric and
 narrative cannot end up in a model input.
@@ -30,6 +32,7 @@ from evaluation.records import PairRecord
 
 Mode = Literal["question", "profile"]
 MODES: tuple[Mode, ...] = ("question", "profile")
+PROFILE_FORMATS = ("plain", "benchmark")
 
 
 @dataclass(frozen=True)
@@ -48,19 +51,41 @@ class TokenizedPair:
         return length
 
 
-def user_turn(record: PairRecord, mode: Mode, top_k: int) -> str:
-    if mode == "question":
+def profile_text(record: PairRecord, top_k: int, profile_format: str = "plain") -> str:
+    """The user's first ``top_k`` posts as text, in ``profile_format``.
+
+    >>> from evaluation.records import PairRecord, ProfilePost
+    >>> record = PairRecord(id="1", question="Q?", chosen="A", rejected="B",
+    ...                     profile=(ProfilePost("I hike.", category="Outdoors"),
+    ...                              ProfilePost("I camp.", category="Outdoors")))
+    >>> print(profile_text(record, 2, "benchmark"))
+    Post 1 (Category: Outdoors):
+    I hike.
+    Post 2 (Category: Outdoors):
+    I camp.
+    """
+    posts = enumerate(record.profile[:top_k], 1)
+    if profile_format == "benchmark":
+        return "\n".join(f"Post {n} (Category: {post.category}):\n{post.text}" for n, post in posts)
+    if profile_format != "plain":
+        raise EvaluationError(
+            f"unknown profile format {profile_format!r} (use {' or '.join(PROFILE_FORMATS)})"
+        )
+    return "\n\n".join(f"Post {n}: {post.text}" for n, post in posts)
+
+
+def user_turn(record: PairRecord, mode: Mode, top_k: int, profile_format: str = "plain") -> str:
+    if mode == "question" or not record.profile[:top_k]:
         return record.question
-    posts = record.profile[:top_k]
-    if not posts:
-        return record.question
-    listed = "\n\n".join(f"Post {number}: {post.text}" for number, post in enumerate(posts, 1))
+    listed = profile_text(record, top_k, profile_format)
     return f"Here are some of my past posts:\n\n{listed}\n\nMy question: {record.question}"
 
 
-def conversation(record: PairRecord, answer: str, mode: Mode, top_k: int) -> list[dict[str, str]]:
+def conversation(
+    record: PairRecord, answer: str, mode: Mode, top_k: int, profile_format: str = "plain"
+) -> list[dict[str, str]]:
     return [
-        {"role": "user", "content": user_turn(record, mode, top_k)},
+        {"role": "user", "content": user_turn(record, mode, top_k, profile_format)},
         {"role": "assistant", "content": answer},
     ]
 
@@ -146,6 +171,7 @@ def tokenize_pairs(
     *,
     top_k: int = 10,
     max_length: int | None = None,
+    profile_format: str = "plain",
 ) -> list[TokenizedPair]:
     """Chosen and rejected token ids of each record, in record order.
 
@@ -155,7 +181,7 @@ def tokenize_pairs(
     """
     check_mode(records, mode)
     chats = [
-        conversation(record, answer, mode, top_k)
+        conversation(record, answer, mode, top_k, profile_format)
         for record in records
         for answer in (record.chosen, record.rejected)
     ]
@@ -169,13 +195,18 @@ def tokenize_pairs(
     if max_length is None:
         return pairs
     return [
-        _fit(tokenizer, record, pair, mode, max_length)
+        _fit(tokenizer, record, pair, mode, max_length, profile_format)
         for record, pair in zip(records, pairs, strict=True)
     ]
 
 
 def _fit(
-    tokenizer: Any, record: PairRecord, pair: TokenizedPair, mode: Mode, max_length: int
+    tokenizer: Any,
+    record: PairRecord,
+    pair: TokenizedPair,
+    mode: Mode,
+    max_length: int,
+    profile_format: str,
 ) -> TokenizedPair:
     posts = pair.profile_posts
     while max(len(pair.chosen), len(pair.rejected)) > max_length:
@@ -189,7 +220,7 @@ def _fit(
         chosen, rejected = encode_chats(
             tokenizer,
             [
-                conversation(record, answer, mode, posts)
+                conversation(record, answer, mode, posts, profile_format)
                 for answer in (record.chosen, record.rejected)
             ],
         )

@@ -2,14 +2,19 @@
 
 Each pair is shown as Answer A and Answer B. Which of chosen and rejected is A is drawn per pair
 from the seed and the pair's id (so a pair gets the same order on any number of processes), or
-both orders are asked with ``both_orders``. The verdict is parsed from the reply; a reply that
-names no answer, or both, is an ``unparsed`` verdict: counted and reported, never given to a
-side.
+both orders are asked with ``both_orders``. With ``paper_settings`` the order is drawn as the
+benchmark draws it (:func:`paper_positions`). The prompt is the project's own, or a template
+read from files (:mod:`evaluation.judge_templates`).
+
+The verdict is parsed from the reply, which may reason first (:func:`parse_verdict`); a reply
+that names no answer, or both, is an ``unparsed`` verdict: counted and reported, never given to
+a side. The benchmark reads such a reply as "A"; :mod:`evaluation.paper_protocol` gives that
+figure beside ours.
 """
 
-import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -18,7 +23,8 @@ from tqdm import tqdm
 from evaluation.batching import pad_batch, plan_batches
 from evaluation.config import ScoreConfig
 from evaluation.errors import EvaluationError
-from evaluation.inputs import Mode, encode_chats, user_turn
+from evaluation.inputs import Mode, encode_chats, profile_text, user_turn
+from evaluation.judge_order import judge_positions
 from evaluation.models import LoadedModel
 from evaluation.records import PairRecord
 from evaluation.results import JudgeVerdict, PairScore, RunStats
@@ -30,6 +36,16 @@ INSTRUCTIONS = (
 )
 VERDICT_REQUEST = 'Reply with "A" or "B" only.'
 
+
+@dataclass(frozen=True)
+class FirstToken:
+    """The first token of a greedy reply (-1 when none was generated) and the probabilities the
+    model gave the watched tokens at that step."""
+
+    token: int
+    chances: Mapping[int, float]
+
+
 # "[[A]]" anywhere (the MT-Bench convention), else a reply that starts with the letter,
 # optionally as "Answer A", "**B**", "(A)", "A." ... The letter itself must be upper case so
 # that "a better answer ..." does not read as a verdict.
@@ -37,12 +53,40 @@ BRACKETED = re.compile(r"\[\[\s*([AB])\s*\]\]")
 LEADING = re.compile(
     r"""^[\s*_"'(\[]*(?:(?i:answer|response|assistant)\s*)?([AB])(?![A-Za-z0-9])"""
 )
+# A reply that reasons first: a reasoning model's thoughts end with "</think>", and the verdict
+# follows the last "Result:" in any case, Markdown emphasis allowed ("**Result:** B").
+THINK_END = "</think>"
+RESULT = re.compile(r"result[*_\s]*:", re.IGNORECASE)
 
 
-def judge_message(record: PairRecord, first: str, second: str, mode: Mode, top_k: int) -> str:
-    """The one user turn sent to the judge."""
+def judge_chat(
+    record: PairRecord, first: str, second: str, config: ScoreConfig, posts: int
+) -> list[dict[str, str]]:
+    """The chat sent to the judge: the project's prompt, or the template's turns filled in."""
+    template = config.judge_template
+    if template is None:
+        message = judge_message(record, first, second, config.mode, posts, config.profile_format)
+        return [{"role": "user", "content": message}]
+    values = {
+        "question": record.question,
+        "profile": profile_text(record, posts, config.profile_format),
+        "Response_A": first,
+        "Response_B": second,
+    }
+    return template.messages(values)
+
+
+def judge_message(
+    record: PairRecord,
+    first: str,
+    second: str,
+    mode: Mode,
+    top_k: int,
+    profile_format: str = "plain",
+) -> str:
+    """The one user turn of the project's own prompt."""
     return (
-        f"{INSTRUCTIONS}\n\n[User's message]\n{user_turn(record, mode, top_k)}\n\n"
+        f"{INSTRUCTIONS}\n\n[User's message]\n{user_turn(record, mode, top_k, profile_format)}\n\n"
         f"[Answer A]\n{first}\n[End of Answer A]\n\n[Answer B]\n{second}\n[End of Answer B]\n\n"
         f"{VERDICT_REQUEST}"
     )
@@ -51,22 +95,27 @@ def judge_message(record: PairRecord, first: str, second: str, mode: Mode, top_k
 def parse_verdict(reply: str) -> str | None:
     """``"A"``, ``"B"`` or ``None`` when the reply does not name exactly one answer.
 
+    Everything up to the last ``</think>`` is dropped; when ``Result:`` follows, the verdict is
+    read after its last occurrence; then the letter is read as below.
+
     >>> [parse_verdict(text) for text in ["B", "**A**", "Answer B.", "[[A]] because", "a tie", ""]]
     ['B', 'A', 'B', 'A', None, None]
+    >>> parse_verdict("<think>A is wrong</think>**Reasoning:** B fits. **Result:** B")
+    'B'
     """
+    reply = reply.rsplit(THINK_END, 1)[-1]
+    results = list(RESULT.finditer(reply))
+    if results:
+        reply = reply[results[-1].end() :]
+    return _letter(reply)
+
+
+def _letter(reply: str) -> str | None:
     bracketed = set(BRACKETED.findall(reply))
     if bracketed:
         return bracketed.pop() if len(bracketed) == 1 else None
     match = LEADING.match(reply)
     return match.group(1) if match else None
-
-
-def chosen_positions(pair_id: str, seed: int, both_orders: bool) -> list[str]:
-    """Where the chosen answer is shown in each of the pair's judgements."""
-    if both_orders:
-        return ["A", "B"]
-    # Seeded by the pair, not by its place in the run, so sharding cannot change it.
-    return ["A" if random.Random(f"{seed}:{pair_id}").random() < 0.5 else "B"]
 
 
 def verdict_of(position: str, reply: str) -> JudgeVerdict:
@@ -106,20 +155,24 @@ def pair_score(
 
 
 def judge_pairs(
-    loaded: LoadedModel, records: Sequence[PairRecord], config: ScoreConfig
+    loaded: LoadedModel,
+    records: Sequence[PairRecord],
+    config: ScoreConfig,
+    positions: Mapping[str, list[str]] | None = None,
 ) -> tuple[list[PairScore], RunStats]:
-    """Judge every pair; scores in record order, and the work done."""
+    """Judge every pair; scores in record order, and the work done. ``positions``: where the
+    chosen answer is shown in each judgement of each pair (by default drawn for ``records``)."""
+    if positions is None:
+        positions = judge_positions(records, config)
     jobs: list[tuple[int, str]] = [
         (index, position)
         for index, record in enumerate(records)
-        for position in chosen_positions(record.id, config.seed, config.both_orders)
+        for position in positions[record.id]
     ]
     max_length, _ = config.length_limit(loaded.max_length)
-    prompt_limit = None if max_length is None else max_length - config.max_new_tokens
+    prompt_limit = None if max_length is None else max_length - config.new_tokens
     prompts = []
-    posts_used = [
-        min(config.top_k, len(r.profile)) if config.mode == "profile" else 0 for r in records
-    ]
+    posts_used = [shown_posts(r, config) for r in records]
     for index, position in jobs:
         ids, posts_used[index] = _prompt_ids(
             loaded.tokenizer, records[index], position, config, prompt_limit
@@ -137,7 +190,7 @@ def judge_pairs(
     ]
     lengths = [len(ids) for ids in prompts]
     batches = plan_batches(
-        [n + config.max_new_tokens for n in lengths], config.batch_tokens(loaded.device)
+        [n + config.new_tokens for n in lengths], config.batch_tokens(loaded.device)
     )
     computed = sum(len(batch) * max(lengths[i] for i in batch) for batch in batches)
     stats = RunStats(
@@ -159,21 +212,31 @@ def answer_lengths(tokenizer: Any, records: Sequence[PairRecord]) -> list[tuple[
     return list(zip(lengths[0::2], lengths[1::2], strict=True))
 
 
+def shown_posts(record: PairRecord, config: ScoreConfig) -> int:
+    """Profile posts the judge is shown at most: in profile mode, or when the template asks."""
+    template = config.judge_template
+    wanted = config.mode == "profile" if template is None else "profile" in template.fields
+    return min(config.top_k, len(record.profile)) if wanted else 0
+
+
+def ordered(record: PairRecord, position: str) -> tuple[str, str]:
+    """The answers as shown: A first. ``position``: where the chosen answer is."""
+    if position == "A":
+        return record.chosen, record.rejected
+    return record.rejected, record.chosen
+
+
 def _prompt_ids(
     tokenizer: Any, record: PairRecord, position: str, config: ScoreConfig, limit: int | None
 ) -> tuple[list[int], int]:
-    first, second = (
-        (record.chosen, record.rejected) if position == "A" else (record.rejected, record.chosen)
-    )
-    posts = min(config.top_k, len(record.profile)) if config.mode == "profile" else 0
+    first, second = ordered(record, position)
+    posts = shown_posts(record, config)
     while True:
-        message = judge_message(record, first, second, config.mode, posts)
-        [ids] = encode_chats(
-            tokenizer, [[{"role": "user", "content": message}]], add_generation_prompt=True
-        )
+        chat = judge_chat(record, first, second, config, posts)
+        [ids] = encode_chats(tokenizer, [chat], add_generation_prompt=True)
         if limit is None or len(ids) <= limit:
             return ids, posts
-        if config.mode != "profile" or posts == 0:
+        if posts == 0:
             raise EvaluationError(
                 f"record {record.id!r}: the judge prompt has {len(ids)} tokens, more than {limit} "
                 "(set a larger --max-length if the model allows it)"
@@ -186,19 +249,32 @@ def generate_replies(
     loaded: LoadedModel, prompts: Sequence[list[int]], config: ScoreConfig
 ) -> list[str]:
     """Greedy replies to each prompt, in prompt order; batched by length, padded on the left."""
+    return generate_with_first_token(loaded, prompts, config, ())[0]
+
+
+@torch.inference_mode()
+def generate_with_first_token(
+    loaded: LoadedModel, prompts: Sequence[list[int]], config: ScoreConfig, watched: Sequence[int]
+) -> tuple[list[str], list[FirstToken]]:
+    """Greedy replies, and for each the first token it generated with the probabilities (over
+    the whole vocabulary) of the ``watched`` token ids at that step."""
     from transformers import GenerationConfig
 
     tokenizer = loaded.tokenizer
     generation = GenerationConfig(
-        max_new_tokens=config.max_new_tokens,
+        max_new_tokens=config.new_tokens,
         do_sample=False,
         num_beams=1,
         pad_token_id=tokenizer.pad_token_id,
         eos_token_id=tokenizer.eos_token_id,
         bos_token_id=tokenizer.bos_token_id,
+        output_scores=bool(watched),
+        return_dict_in_generate=True,
     )
-    lengths = [len(ids) + config.max_new_tokens for ids in prompts]
+    lengths = [len(ids) + config.new_tokens for ids in prompts]
     replies = [""] * len(prompts)
+    firsts = [FirstToken(-1, {})] * len(prompts)
+    watch = torch.tensor(sorted(set(watched)), dtype=torch.long)
     batches = plan_batches(lengths, config.batch_tokens(loaded.device))
     for batch in tqdm(batches, unit="batch", disable=not config.progress, leave=False):
         ids, mask = pad_batch([prompts[i] for i in batch], loaded.pad_id, "left")
@@ -207,8 +283,19 @@ def generate_replies(
             attention_mask=mask.to(loaded.device),
             generation_config=generation,
         )
+        sequences = output.sequences
+        chances = (
+            torch.softmax(output.scores[0].float(), dim=-1)[:, watch.to(sequences.device)].cpu()
+            if watched
+            else None
+        )
         for row, index in enumerate(batch):
             replies[index] = tokenizer.decode(
-                output[row, ids.shape[1] :], skip_special_tokens=True
+                sequences[row, ids.shape[1] :], skip_special_tokens=True
             ).strip()
-    return replies
+            if chances is not None and sequences.shape[1] > ids.shape[1]:
+                firsts[index] = FirstToken(
+                    int(sequences[row, ids.shape[1]]),
+                    dict(zip(watch.tolist(), chances[row].tolist(), strict=True)),
+                )
+    return replies, firsts

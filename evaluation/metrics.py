@@ -18,10 +18,12 @@ method 4), which keeps its 95 % at the few dozen pairs a category or an audit su
 
 Benchmark accuracy per reward model is related to downstream results (Best-of-N, PPO) by
 correlations (Pearson, Spearman, Kendall, with Fisher intervals) and by the ranking measures
-the paper uses: NDCG, rank-biased overlap (tie-aware) and weighted Kendall's tau
-(:func:`ranking_agreement`, with bootstrap intervals over models). With :data:`FEW_MODELS`
-models or fewer, p-values are exact permutation p-values and no interval over models is
-given: ``reason`` says so, as it says why any other figure is missing.
+the paper uses: NDCG, rank-biased overlap (Corsi and Urbano's RBO^a with ties) and weighted
+Kendall's tau (:func:`ranking_agreement`, with bootstrap intervals over models). With
+:data:`FEW_MODELS` models or fewer, p-values are exact permutation p-values, ``smallest_p``
+and ``note`` say when no p-value could fall below 0.05, and no interval over models is given:
+``reason`` says so, as it says why any other figure is missing or why an interval shown is
+marked ``reliable = False``.
 """
 
 import functools
@@ -283,6 +285,12 @@ class Correlation:
     interval: str | None = "fisher"
     p_method: str | None = None
     reason: str | None = None
+    # False: the interval is shown but does not keep its level at this many models (reason).
+    reliable: bool = True
+    # The smallest p-value the exact test can give with these models and ties, and the note
+    # that says when even that is not below 0.05.
+    smallest_p: float | None = None
+    note: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -302,9 +310,30 @@ FEW_MODELS_REASON = (
 DEGENERATE_REASON = "no interval: every resample gave the same value (a zero-width interval)"
 UNDEFINED_REASON = "undefined: one of the two series has a single value"
 
-# Variance factors of Fisher's z for each coefficient (Fieller, Hartley and Pearson 1957), and
-# the number subtracted from n: var(z) = factor / (n - offset).
+# Variance factors of Fisher's z for each coefficient, and the number subtracted from n:
+# var(z) = factor / (n - offset). Pearson's is exact for normal data; Spearman's is Bonett and
+# Wright's (2000) 1 + r^2 / 2, which holds 0.936 or more at 10 to 40 models up to rho = 0.95
+# where Fieller, Hartley and Pearson's constant 1.06 covered 0.86 to 0.91
+# (bench/coverage_bench.py), computed from r in fisher_interval (the table's 1.06 is unused);
+# Kendall's is Fieller's 0.437, short near tau = 1 below KENDALL_RELIABLE models.
 FISHER_VARIANCE = {"pearson": (1.0, 3), "spearman": (1.06, 3), "kendall": (0.437, 4)}
+KENDALL_RELIABLE = 40
+KENDALL_REASON = (
+    "Fisher's z for Kendall's tau covers as little as 0.90 at 10 to 20 models where the "
+    "correlation is high (bench/coverage_bench.py): not reliable below {limit} models"
+)
+# A percentile bootstrap over this many models or fewer has not been shown to keep its level
+# (NDCG's covered 0.84 to 0.92 at 10 to 15 models, simulated): shown, marked unreliable.
+BOOTSTRAP_RELIABLE = 15
+BOOTSTRAP_REASON = (
+    "a bootstrap over {n} models falls short of its level (NDCG's covered 0.84 to 0.92 at 10 "
+    "to 15 models, simulated): not reliable at {limit} models or fewer"
+)
+SIGNIFICANCE_LEVEL = 0.05
+IMPOSSIBLE_NOTE = (
+    "with {n} models no {method} p-value can fall below {smallest:.3f} (the exact test's "
+    "smallest): significance at {level:g} is impossible, whatever the data"
+)
 
 
 def fisher_interval(
@@ -319,6 +348,8 @@ def fisher_interval(
     if n - offset <= 0 or math.isnan(coefficient):
         return None
     clipped = min(max(coefficient, -1 + 1e-12), 1 - 1e-12)
+    if method == "spearman":
+        factor = 1 + clipped**2 / 2
     z = math.atanh(clipped)
     half = float(stats.norm.ppf(0.5 + confidence / 2)) * math.sqrt(factor / (n - offset))
     return math.tanh(z - half), math.tanh(z + half)
@@ -356,6 +387,13 @@ def all_orders(n: int) -> np.ndarray:
 
 
 def permutation_p_value(method: str, x: Sequence[float], y: Sequence[float]) -> float | None:
+    """The p-value of :func:`permutation_test`."""
+    return permutation_test(method, x, y)[0]
+
+
+def permutation_test(
+    method: str, x: Sequence[float], y: Sequence[float]
+) -> tuple[float | None, float]:
     """Exact two-sided permutation p-value of ``method`` (pearson, spearman or kendall):
     the share of all ``n!`` orders of ``y`` whose coefficient is at least as far from 0 as
     the observed one. The observed order is one of them, so p is at least ``1 / n!`` (with 3
@@ -365,18 +403,24 @@ def permutation_p_value(method: str, x: Sequence[float], y: Sequence[float]) -> 
     Worked by hand: x = 1, 2, 3 and y = 1, 2, 3 have Spearman 1; of the 6 orders of y, 1 2 3
     gives 1 and 3 2 1 gives -1, so p = 2 / 6.
 
-    >>> round(permutation_p_value("spearman", [1, 2, 3], [1, 2, 3]), 4)
-    0.3333
+    The second figure is the smallest p-value any order could give: the share of orders as
+    extreme as the most extreme one (2 / 4! = 0.083 for 4 models without ties).
+
+    >>> [round(p, 4) for p in permutation_test("spearman", [1, 2, 3], [1, 2, 3])]
+    [0.3333, 0.3333]
     """
     values = np.asarray(x, dtype=float)
     orders = np.asarray(y, dtype=float)[all_orders(len(y))]
-    everything = _statistic_rows(method, values, orders)
+    everything = np.abs(_statistic_rows(method, values, orders))
+    defined = ~np.isnan(everything)
+    most = float(np.max(everything[defined])) if defined.any() else math.nan
+    # A tolerance, so that an order as extreme as another up to rounding counts.
+    smallest = float(np.count_nonzero(defined & (everything >= most - 1e-12)) / len(orders))
     observed = _statistic_rows(method, values, np.asarray(y, dtype=float)[None, :])[0]
     if math.isnan(observed):
-        return None
-    # A tolerance, so that an order as extreme as the observed one up to rounding counts.
-    extreme = np.abs(everything) >= abs(observed) - 1e-12
-    return float(np.count_nonzero(extreme & ~np.isnan(everything)) / len(orders))
+        return None, smallest
+    extreme = everything >= abs(observed) - 1e-12
+    return float(np.count_nonzero(extreme & defined) / len(orders)), smallest
 
 
 def correlations(
@@ -411,12 +455,19 @@ def correlations(
         if math.isnan(coefficient):
             results.append(_undefined(method, n, confidence))
             continue
+        smallest, note = None, None
         if few:
-            p_value, p_method = permutation_p_value(method, x, y), "exact permutation"
+            p_value, smallest = permutation_test(method, x, y)
+            p_method = "exact permutation"
+            if smallest >= SIGNIFICANCE_LEVEL:
+                note = IMPOSSIBLE_NOTE.format(
+                    n=n, method=method, smallest=smallest, level=SIGNIFICANCE_LEVEL
+                )
         else:
             p_value, p_method = float(result.pvalue), SCIPY_P_METHODS[method]
         reason = None
         interval = None
+        reliable = True
         if few and method != "pearson":
             reason = FEW_MODELS_REASON.format(n=n, limit=FEW_MODELS)
         else:
@@ -424,18 +475,21 @@ def correlations(
             if interval is None:
                 offset = FISHER_VARIANCE[method][1]
                 reason = f"no interval: Fisher's z needs more than {offset} models"
+            elif method == "kendall" and n < KENDALL_RELIABLE:
+                reliable, reason = False, KENDALL_REASON.format(limit=KENDALL_RELIABLE)
         results.append(
             Correlation(
                 method=method,
                 n=n,
                 coefficient=coefficient,
                 p_value=p_value,
-                ci_low=interval[0] if interval else None,
-                ci_high=interval[1] if interval else None,
                 confidence=confidence,
-                interval="fisher" if interval else None,
+                **_interval_fields(interval, "fisher"),
                 p_method=p_method,
                 reason=reason,
+                reliable=reliable,
+                smallest_p=smallest,
+                note=note,
             )
         )
     return results
@@ -445,6 +499,13 @@ def correlations(
 # spearmanr: Student's t on the ranks; kendalltau: exact without ties below 50 models, else
 # the normal approximation).
 SCIPY_P_METHODS = {"pearson": "t", "spearman": "t", "kendall": "exact or normal (scipy)"}
+
+
+def _interval_fields(interval: tuple[float, float] | None, kind: str) -> dict[str, Any]:
+    """A Correlation's ``ci_low``, ``ci_high`` and ``interval`` from the interval ``kind``
+    ("fisher", "bootstrap") found, or from None when it found none."""
+    low, high = interval if interval else (None, None)
+    return {"ci_low": low, "ci_high": high, "interval": kind if interval else None}
 
 
 def _undefined(method: str, n: int, confidence: float) -> Correlation:
@@ -564,24 +625,30 @@ def top_share(scores: Sequence[float]) -> np.ndarray:
 
 
 def rbo_of_scores(x: Sequence[float], y: Sequence[float], persistence: float = 0.9) -> float:
-    """Rank-biased overlap of the items ranked by ``x`` and by ``y``, highest first, with ties.
+    """Rank-biased overlap of the items ranked by ``x`` and by ``y``, highest first, with ties:
+    Corsi and Urbano's (2024) RBO^a, the mean RBO over every way of breaking the ties of both.
 
-    Equal scores are a tie, not an order, so the value must not depend on how ties are broken
-    (before, on the order of the model names: the problem Corsi and Urbano 2024 set out). The
-    first ``d`` places of a ranking hold an item of a tie group spanning places ``a..b`` by the
-    share of the group's places that lie within them, ``(d - a + 1) / (b - a + 1)`` between 0
-    and 1 (:func:`top_share`), and the overlap at depth ``d`` is ``X_d = sum_i min(m_i, m'_i)``
-    over those shares in the two rankings. The rest is the formula of
-    :func:`rank_biased_overlap`, whose value this is when there are no ties; two rankings with
-    the same ties in the same places agree fully (1).
+    Equal scores are a tie, not an order, so the value must not depend on how ties are broken.
+    The first ``d`` places of a ranking hold an item of a tie group spanning places ``a..b``
+    with probability ``(d - a + 1) / (b - a + 1)`` between 0 and 1, when the tie is broken at
+    random (:func:`top_share`); the expected overlap at depth ``d`` is
+    ``X_d = sum_i m_i m'_i`` over those shares in the two rankings, the two ties broken
+    independently. The rest is the formula of :func:`rank_biased_overlap`, which is linear in
+    the ``X_d``, so this is the mean of the RBO of every pair of tie-breakings, and Webber's RBO
+    when there are no ties. Two rankings with the same ties score below 1 (2, 2, 1 against
+    itself: 0.75 at p = 0.5), since each tie may be broken either way on each side.
 
     Worked by hand, p = 0.5: x = 3, 2, 2, 1 (b and c tied) against y = 4, 3, 2, 1 gives
     X_d = 1, 1 + 0.5, 3, 4, so RBO = 4/4 * 0.0625 + (0.5 + 0.75 * 0.25 + 0.125 + 0.0625) =
     0.9375, the mean of 1 (b before c) and 0.875 (c before b); x = 2, 2, 1 against
-    y = 3, 2, 1 gives X_d = 0.5, 2, 3 and RBO = 0.125 + (0.25 + 0.25 + 0.125) = 0.75.
+    y = 3, 2, 1 gives X_d = 0.5, 2, 3 and RBO = 0.125 + (0.25 + 0.25 + 0.125) = 0.75; and
+    x = y = 2, 2, 1 gives X_d = 0.25 + 0.25, 2, 3 and RBO = 0.125 + (0.25 + 0.25 + 0.125) = 0.75,
+    the mean of 1 (the same break) and 0.5 (the other).
 
     >>> rbo_of_scores([3, 2, 2, 1], [4, 3, 2, 1], 0.5), rbo_of_scores([2, 2, 1], [3, 2, 1], 0.5)
     (0.9375, 0.75)
+    >>> rbo_of_scores([2, 2, 1], [2, 2, 1], 0.5)
+    0.75
     """
     if len(x) != len(y):
         raise ValueError("RBO here compares rankings of the same length")
@@ -589,7 +656,7 @@ def rbo_of_scores(x: Sequence[float], y: Sequence[float], persistence: float = 0
         raise ValueError("the persistence p must be between 0 and 1")
     if not len(x):
         return math.nan
-    overlap = np.minimum(top_share(x), top_share(y)).sum(axis=0)
+    overlap = (top_share(x) * top_share(y)).sum(axis=0)
     depths = np.arange(1, len(x) + 1)
     k = len(x)
     total = float(np.sum(overlap / depths * persistence**depths))
@@ -674,17 +741,19 @@ def ranking_agreement(
         )
         if math.isnan(coefficient):
             interval, reason = None, "undefined: every downstream value is 0"
+        reliable = interval is None or n > BOOTSTRAP_RELIABLE
+        if not reliable:
+            reason = BOOTSTRAP_REASON.format(n=n, limit=BOOTSTRAP_RELIABLE)
         results.append(
             Correlation(
                 method=method,
                 n=n,
                 coefficient=None if math.isnan(coefficient) else coefficient,
                 p_value=None,
-                ci_low=interval[0] if interval else None,
-                ci_high=interval[1] if interval else None,
                 confidence=confidence,
-                interval="bootstrap" if interval else None,
+                **_interval_fields(interval, "bootstrap"),
                 reason=reason,
+                reliable=reliable,
             )
         )
     return results

@@ -5,19 +5,18 @@ lose precision for nothing); ``dtype`` and ``device`` override both.
 """
 
 import os
-import socket
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, TypedDict, Unpack
 
 import torch
 from torch import nn
 
 from evaluation.errors import EvaluationError
+from evaluation.locations import check_model_location
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 DTYPE_ALIASES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16", "half": "float16"}
@@ -73,72 +72,6 @@ def resolve_dtype(name: str | None, device: torch.device) -> torch.dtype:
     if key not in DTYPES:
         raise EvaluationError(f"unknown dtype {name!r} (use {', '.join(DTYPES)})")
     return DTYPES[key]
-
-
-# What a model folder holds at least: its config.
-CONFIG_FILE = "config.json"
-HUB_PROBE_SECONDS = 3.0
-TRUE_WORDS = {"1", "true", "yes", "on"}
-
-
-def check_model_location(name: str) -> bool:
-    """Fail at once, in one line, when there is no model at ``name``; say whether to load it
-    from local files only.
-
-    A local folder must hold a ``config.json``. Any other name is a Hub id: when the Hub cannot
-    be reached (``HF_HUB_OFFLINE`` set, or no connection), a model in the local Hub cache is
-    loaded from there (``True``), and a model that is not there is an error now rather than
-    after half a minute of retries.
-    """
-    path = Path(name).expanduser()
-    if path.is_dir():
-        if not (path / CONFIG_FILE).is_file():
-            contents = "the folder is empty" if not any(path.iterdir()) else f"no {CONFIG_FILE}"
-            raise EvaluationError(f"no model at {name}: {contents}")
-        return False
-    if path.exists():
-        raise EvaluationError(f"no model at {name}: a model is a folder, this is a file")
-    if name.startswith(("/", ".", "~")) or name.count("/") > 1 or not is_hub_id(name):
-        raise EvaluationError(f"no model at {name}: not a folder")
-    if hub_reachable():
-        return False
-    if in_hub_cache(name):
-        return True
-    raise EvaluationError(
-        f"no model at {name}: not a local folder, not in the Hub cache, and the Hub is "
-        "unreachable (offline)"
-    )
-
-
-def is_hub_id(name: str) -> bool:
-    from huggingface_hub.utils import HFValidationError, validate_repo_id
-
-    try:
-        validate_repo_id(name)
-    except HFValidationError:
-        return False
-    return True
-
-
-def hub_reachable() -> bool:
-    """Whether the Hub answers a connection within a few seconds (never when offline is set)."""
-    from huggingface_hub import constants
-
-    if constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").lower() in TRUE_WORDS:
-        return False
-    endpoint = urlsplit(os.environ.get("HF_ENDPOINT") or constants.ENDPOINT)
-    port = endpoint.port or (443 if endpoint.scheme == "https" else 80)
-    try:
-        with socket.create_connection((endpoint.hostname or "", port), HUB_PROBE_SECONDS):
-            return True
-    except OSError:
-        return False
-
-
-def in_hub_cache(name: str) -> bool:
-    from huggingface_hub import try_to_load_from_cache
-
-    return isinstance(try_to_load_from_cache(name, CONFIG_FILE), str)
 
 
 @contextmanager
@@ -228,6 +161,17 @@ def _from_pretrained(
         raise EvaluationError(f"cannot load the model {name}: {first_line(error)}") from None
 
 
+class LoadOptions(TypedDict, total=False):
+    """How either kind of model is loaded; one left out takes its default (the device and the
+    dtype as ``resolve_device`` and ``resolve_dtype`` pick them, the model's own chat template,
+    no remote code)."""
+
+    device: str | None
+    dtype: str | None
+    chat_template: str | None
+    trust_remote_code: bool
+
+
 @dataclass(frozen=True)
 class Setup:
     """What loading either kind of model starts with."""
@@ -237,26 +181,23 @@ class Setup:
     tokenizer: Any
     local_files_only: bool
     architectures: tuple[str, ...]
+    trust_remote_code: bool
 
 
-def _prepare(
-    name: str,
-    device: str | None,
-    dtype: str | None,
-    chat_template: str | None,
-    trust_remote_code: bool,
-) -> Setup:
+def _prepare(name: str, options: LoadOptions) -> Setup:
     """The place, the dtype, the tokenizer and the architectures the model's config names."""
+    trust_remote_code = options.get("trust_remote_code", False)
     local = check_model_location(name)
-    torch_device = resolve_device(device)
-    torch_dtype = resolve_dtype(dtype, torch_device)
+    torch_device = resolve_device(options.get("device"))
+    torch_dtype = resolve_dtype(options.get("dtype"), torch_device)
     tokenizer = load_tokenizer(
         name,
-        chat_template=chat_template,
+        chat_template=options.get("chat_template"),
         trust_remote_code=trust_remote_code,
         local_files_only=local,
     )
-    return Setup(torch_device, torch_dtype, tokenizer, local, _architectures(name, local))
+    architectures = _architectures(name, local)
+    return Setup(torch_device, torch_dtype, tokenizer, local, architectures, trust_remote_code)
 
 
 def _architectures(name: str, local: bool) -> tuple[str, ...]:
@@ -276,23 +217,16 @@ def untrained_parts(model: Any, info: dict[str, Any]) -> list[str]:
     return sorted(key for key in info.get("missing_keys", ()) if not key.startswith(prefix))
 
 
-def load_reward_model(
-    name: str,
-    *,
-    device: str | None = None,
-    dtype: str | None = None,
-    chat_template: str | None = None,
-    trust_remote_code: bool = False,
-) -> LoadedModel:
+def load_reward_model(name: str, **options: Unpack[LoadOptions]) -> LoadedModel:
     """A sequence-classification reward model from a local folder or a Hub id."""
     from transformers import AutoModelForSequenceClassification
 
-    setup = _prepare(name, device, dtype, chat_template, trust_remote_code)
+    setup = _prepare(name, options)
     model, info = _from_pretrained(
         AutoModelForSequenceClassification,
         name,
         setup.dtype,
-        trust_remote_code,
+        setup.trust_remote_code,
         setup.local_files_only,
     )
     untrained_head = untrained_parts(model, info)
@@ -317,14 +251,7 @@ def last_token_parts(model: Any) -> tuple[nn.Module | None, nn.Linear | None]:
     return None, None
 
 
-def load_judge(
-    name: str,
-    *,
-    device: str | None = None,
-    dtype: str | None = None,
-    chat_template: str | None = None,
-    trust_remote_code: bool = False,
-) -> LoadedModel:
+def load_judge(name: str, **options: Unpack[LoadOptions]) -> LoadedModel:
     """A causal language model used as a pairwise judge.
 
     A reward model (a sequence classifier) is refused: loaded as a causal LM it would get a
@@ -332,7 +259,7 @@ def load_judge(
     """
     from transformers import AutoModelForCausalLM
 
-    setup = _prepare(name, device, dtype, chat_template, trust_remote_code)
+    setup = _prepare(name, options)
     classifiers = [arch for arch in setup.architectures if arch.endswith("Classification")]
     if classifiers:
         raise EvaluationError(
@@ -340,7 +267,7 @@ def load_judge(
             "score it without --judge"
         )
     model, info = _from_pretrained(
-        AutoModelForCausalLM, name, setup.dtype, trust_remote_code, setup.local_files_only
+        AutoModelForCausalLM, name, setup.dtype, setup.trust_remote_code, setup.local_files_only
     )
     untrained_head = untrained_parts(model, info)
     if untrained_head:

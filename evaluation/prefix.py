@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from evaluation.batching import MAX_PADDING, last_real_token, pad_batch, positions
+from evaluation.config import Readout
 from evaluation.forward import head_logits, reward_from_logits
 from evaluation.inputs import TokenizedPair
 from evaluation.models import LoadedModel
@@ -67,7 +68,7 @@ def plan_prefix_batches(
 
 @torch.inference_mode()
 def forward_shared_prefix(
-    loaded: LoadedModel, pairs: Sequence[TokenizedPair], label_index: int | None = None
+    loaded: LoadedModel, pairs: Sequence[TokenizedPair], label_index: Readout = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Chosen and rejected rewards of a batch of pairs, their shared prompt run once.
 
@@ -121,7 +122,7 @@ def score_shared_prefix(
     pairs: Sequence[TokenizedPair],
     max_batch_tokens: int,
     *,
-    label_index: int | None = None,
+    label_index: Readout = None,
     bar: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Rewards of pairs with their shared prompt run once; positions computed and needed."""

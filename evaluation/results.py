@@ -22,6 +22,10 @@ from evaluation.config import PAPER_MAX_LENGTH
 from evaluation.errors import EvaluationError
 from evaluation.metrics import AccuracyStats, AccuracySummary, PositionStats
 
+# The benchmark reads a judge reply that names no answer as "A" (:mod:`evaluation.paper_protocol`).
+UNPARSED_READ_AS = "A"
+PAPER_RULE = f'unparsed replies read as "{UNPARSED_READ_AS}", as the benchmark reads them'
+
 
 @dataclass(frozen=True)
 class JudgeVerdict:
@@ -143,9 +147,19 @@ class ScoreResult:
     fit: InputFit | None = None
     card: dict[str, Any] = field(default_factory=dict)
     self_check: dict[str, Any] | None = None
+    # A judge's accuracy with unparsed replies read as "A", the benchmark's count
+    # (:mod:`evaluation.paper_protocol`); None for a classifier, which has no such replies.
+    paper_summary: AccuracySummary | None = None
 
     def summary_dict(self) -> dict[str, Any]:
         """The content of ``summary.json``."""
+        paper = None
+        if self.paper_summary is not None:
+            paper = {
+                "unparsed_read_as": UNPARSED_READ_AS,
+                "rule": PAPER_RULE,
+                **self.paper_summary.as_dict(),
+            }
         return {
             "settings": self.settings,
             "card": self.card,
@@ -154,6 +168,7 @@ class ScoreResult:
             "run": self.stats.as_dict(),
             "inputs": self.fit.as_dict() if self.fit else None,
             "accuracy": self.summary.as_dict(),
+            "accuracy_paper": paper,
             "positions": self.positions.as_dict() if self.positions else None,
         }
 
@@ -258,6 +273,8 @@ def format_table(result: ScoreResult) -> str:
             for name, stats in summary.by_category.items()
         ]
     lines.append("acc%: ties left out; paper%: ties count as wrong, the figure the paper reports")
+    if result.paper_summary is not None:
+        lines += _paper_lines(result.paper_summary, width)
     if result.fit is not None:
         lines += _fit_lines(result.fit, len(result.pairs))
     run = result.stats.as_dict()
@@ -281,6 +298,13 @@ def format_table(result: ScoreResult) -> str:
             f"over {positions.pairs_in_both_orders} pairs judged in both orders"
         )
     return "\n".join(lines)
+
+
+def _paper_lines(paper: AccuracySummary, width: int) -> list[str]:
+    """The judge's figures with unparsed replies read as the benchmark reads them."""
+    lines = [f"{PAPER_RULE}:", _row("all", paper.overall, width)]
+    lines += [_row(f"  {name}", stats, width) for name, stats in paper.by_group.items()]
+    return lines
 
 
 def self_check_line(check: dict[str, Any]) -> str:

@@ -117,9 +117,42 @@ def input_settings(config: ScoreConfig, limit: int | None, source: str) -> dict[
     return {
         "mode": config.mode,
         "top_k": config.top_k,
+        "profile_format": config.profile_format,
+        "rank_profile": retriever_card(config.rank_profile),
         "max_length": limit,
         "max_length_source": source,
         "tie_tolerance": config.tie_tolerance,
+    }
+
+
+def retriever_card(folder: str | None) -> dict[str, Any] | None:
+    """The dense retriever that ranked the posts: its folder and the sha256 of its files."""
+    if folder is None:
+        return None
+    from evaluation.retrieval import POOLING
+
+    path = Path(folder)
+    digest = folder_digest(path) if path.is_dir() else None
+    return {
+        "model": folder,
+        "model_files_sha256": digest["sha256"] if digest else None,
+        "pooling": POOLING,
+    }
+
+
+def judge_settings(loaded: "LoadedModel", config: ScoreConfig) -> dict[str, Any]:
+    """What a judge is asked and how its reply is read; or how a reward model's is read."""
+    if not config.judge:
+        from evaluation.forward import readout_rule
+
+        labels = int(getattr(loaded.model.config, "num_labels", 1))
+        return {"reward": readout_rule(labels, config.readout)}
+    template = config.judge_template
+    return {
+        "judge_template": None if template is None else template.describe(),
+        "max_new_tokens": config.new_tokens,
+        "judge_order": "the benchmark's" if config.paper_settings else "per pair, from the seed",
+        "seed": config.seed,
     }
 
 
@@ -162,6 +195,7 @@ def model_card(
         "dtype": str(loaded.dtype).removeprefix("torch."),
         "attention": getattr(loaded.model.config, "_attn_implementation", None),
         **input_settings(config, limit, source),
+        **judge_settings(loaded, config),
         "libraries": libraries(MODEL_LIBRARIES),
         "devices": {
             "device": str(device),
@@ -196,6 +230,12 @@ def card_line(card: dict[str, Any]) -> str:
     )
     if card.get("kind") == "built-in baseline":
         return f"run card: {card['model']}, code {card['code_sha256'][:12]}; {where}"
+    if card.get("kind") == "judge behind an endpoint":
+        endpoint = card["endpoint"]
+        return (
+            f"run card: judge {endpoint['served_model'] or endpoint['model']} at "
+            f"{endpoint['url']}, {endpoint['concurrency']} requests at once"
+        )
     template = card.get("chat_template_sha256")
     return (
         f"run card: {where}, tokenizer {card['tokenizer_sha256'][:12]}, chat template "

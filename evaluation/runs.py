@@ -62,6 +62,8 @@ def read_run(path: str | Path) -> RunFolder:
         "model": settings.get("model"),
         "card": summary.get("card"),
         "self_check": summary.get("self_check"),
+        # A judge's accuracy with unparsed replies read as "A", the benchmark's count.
+        "accuracy_paper": summary.get("accuracy_paper"),
     }
     return RunFolder(folder, name, outcomes, labels, info)
 

@@ -20,19 +20,19 @@ from tqdm import tqdm
 
 from evaluation import distributed
 from evaluation.baselines import is_builtin, score_builtin
-from evaluation.config import ScoreConfig
+from evaluation.config import Readout, ScoreConfig
 from evaluation.errors import EvaluationError
 from evaluation.forward import forward_rewards, reward_from_logits, score_sequences
 from evaluation.inputs import TokenizedPair, check_mode, require_chat_template, tokenize_pairs
-from evaluation.metrics import accuracy_summary, outcome_of, position_stats
+from evaluation.judge_order import judge_positions
+from evaluation.metrics import outcome_of
 from evaluation.models import LoadedModel, load_judge, load_reward_model
 from evaluation.prefix import score_shared_prefix, supports_prefix_reuse
 from evaluation.records import PairRecord, as_pair_records
-from evaluation.results import InputFit, PairScore, RunStats, ScoreResult, with_groups
+from evaluation.results import PairScore, RunStats, ScoreResult
 from evaluation.run_card import model_card
+from evaluation.run_summary import ranked, summarize
 from evaluation.self_check import Alone, SelfCheck, enforce, run_self_check
-
-AUTO_GROUP = "validation.verdict"
 
 
 def score_records(
@@ -53,10 +53,16 @@ def score_records(
     """
     if is_builtin(config.model):
         return score_builtin(records, config)
+    if config.endpoint is not None:
+        from evaluation.remote_judge import score_remote  # no model to load here
+
+        return score_remote(records, config)
     pairs = as_pair_records(records)
     check_mode(pairs, config.mode)
+    pairs = ranked(pairs, config)
     shard = distributed.current_shard()
     local = [pairs[index] for index in shard.indices(len(pairs))]
+    positions = judge_positions(pairs, config) if config.judge else None
     failure = None
     loaded = model
     local_scores: list[PairScore] = []
@@ -66,7 +72,7 @@ def score_records(
         loaded = loaded or load_model(config)
         require_chat_template(loaded.tokenizer, loaded.name)
         started = time.perf_counter()
-        local_scores, stats = score_local(loaded, local, config)
+        local_scores, stats = score_local(loaded, local, config, positions)
     except EvaluationError as error:
         if shard.world_size == 1:
             raise
@@ -79,9 +85,9 @@ def score_records(
     scores = distributed.gather_in_order(local_scores, shard, len(pairs))
     if shard.world_size > 1:
         stats = _sum_stats(stats, shard)
-    result = summarize(pairs, scores, stats, config, loaded)
+    result = summarize(pairs, scores, stats, config, loaded.max_length, environment(loaded))
     if config.self_check:
-        check = self_check(loaded, pairs, scores, config)
+        check = self_check(loaded, pairs, scores, config, positions)
         result.self_check = check.as_dict()
         enforce(check)
     if shard.is_main:  # the card hashes the model's files: once is enough
@@ -94,6 +100,7 @@ def self_check(
     pairs: Sequence[PairRecord],
     scores: Sequence[PairScore],
     config: ScoreConfig,
+    positions: Mapping[str, list[str]] | None = None,
 ) -> SelfCheck:
     """The batched scores against those of each sampled pair scored on its own."""
     if config.judge:
@@ -103,7 +110,7 @@ def self_check(
     return run_self_check(
         pairs,
         scores,
-        lambda pair: score_alone(loaded, pair, config),
+        lambda pair: score_alone(loaded, pair, config, positions),
         wanted=config.self_check,
         seed=config.seed,
         allow_flips=config.allow_flips,
@@ -111,34 +118,48 @@ def self_check(
     )
 
 
-def score_alone(loaded: LoadedModel, pair: PairRecord, config: ScoreConfig) -> Alone:
-    """One pair's scores and outcome, with nothing else in its batch."""
+def score_alone(
+    loaded: LoadedModel,
+    pair: PairRecord,
+    config: ScoreConfig,
+    positions: Mapping[str, list[str]] | None = None,
+) -> Alone:
+    """One pair's scores and outcome, with nothing else in its batch (a judge shows it in the
+    order ``positions`` gives it in the whole run)."""
     if config.judge:
         from evaluation.judge import judge_pairs
 
-        [judged], _ = judge_pairs(loaded, [pair], config)
+        [judged], _ = judge_pairs(loaded, [pair], config, positions)
         return judged.chosen_score, judged.rejected_score, judged.outcome
     max_length, _ = config.length_limit(loaded.max_length)
     # A pair without posts reads the same in both modes; profile mode alone would refuse it.
     mode = config.mode if pair.profile else "question"
     [tokens] = tokenize_pairs(
-        loaded.tokenizer, [pair], mode, top_k=config.top_k, max_length=max_length
+        loaded.tokenizer,
+        [pair],
+        mode,
+        top_k=config.top_k,
+        max_length=max_length,
+        profile_format=config.profile_format,
     )
     side = str(config.padding_side or getattr(loaded.tokenizer, "padding_side", "right"))
     chosen, rejected = (
-        float(forward_rewards(loaded, [ids], side=side, label_index=config.label_index)[0])
+        float(forward_rewards(loaded, [ids], side=side, label_index=config.readout)[0])
         for ids in (tokens.chosen, tokens.rejected)
     )
     return chosen, rejected, outcome_of(chosen, rejected, config.tie_tolerance)
 
 
 def score_local(
-    loaded: LoadedModel, pairs: Sequence[PairRecord], config: ScoreConfig
+    loaded: LoadedModel,
+    pairs: Sequence[PairRecord],
+    config: ScoreConfig,
+    positions: Mapping[str, list[str]] | None = None,
 ) -> tuple[list[PairScore], RunStats]:
     if config.judge:
         from evaluation.judge import judge_pairs
 
-        return judge_pairs(loaded, pairs, config)
+        return judge_pairs(loaded, pairs, config, positions)
     return classify_pairs(loaded, pairs, config)
 
 
@@ -152,71 +173,16 @@ def load_model(config: ScoreConfig) -> LoadedModel:
         trust_remote_code=config.trust_remote_code,
     )
     if not config.judge:
-        reward_from_logits(torch.zeros(1, loaded.model.config.num_labels), config.label_index)
+        reward_from_logits(torch.zeros(1, loaded.model.config.num_labels), config.readout)
     return loaded
 
 
-def summarize(
-    pairs: Sequence[PairRecord],
-    scores: Sequence[PairScore],
-    stats: RunStats,
-    config: ScoreConfig,
-    loaded: LoadedModel,
-) -> ScoreResult:
-    group_by = config.group_by
-    if group_by is None and any(AUTO_GROUP in pair.labels for pair in pairs):
-        group_by = AUTO_GROUP
-    outcomes = [score.outcome for score in scores]
-    groups = [pair.labels.get(group_by, "(none)") for pair in pairs] if group_by else None
-    summary = accuracy_summary(
-        outcomes,
-        categories=[pair.category for pair in pairs],
-        groups=groups,
-        group_by=group_by,
-        confidence=config.confidence,
-    )
-    positions_seen = None
-    fit = input_fit(pairs, scores, config, loaded)
-    if config.judge:
-        positions_seen = position_stats(
-            [[(verdict.named, verdict.picked) for verdict in score.verdicts] for score in scores]
-        )
-    return ScoreResult(
-        pairs=with_groups(scores, groups),
-        summary=summary,
-        settings=config.as_dict(),
-        stats=stats,
-        positions=positions_seen,
-        fit=fit,
-        environment={
-            "device": str(loaded.device),
-            "dtype": str(loaded.dtype).removeprefix("torch."),
-            "torch": torch.__version__,
-        },
-    )
-
-
-def input_fit(
-    pairs: Sequence[PairRecord],
-    scores: Sequence[PairScore],
-    config: ScoreConfig,
-    loaded: LoadedModel,
-) -> InputFit:
-    """The length limit and, in profile mode, the posts dropped to fit it."""
-    limit, source = config.length_limit(loaded.max_length)
-    dropped = [
-        min(config.top_k, len(pair.profile)) - score.profile_posts
-        for pair, score in zip(pairs, scores, strict=True)
-        if config.mode == "profile"
-    ]
-    return InputFit(
-        length_limit=limit,
-        length_limit_source=source,
-        mode=config.mode,
-        pairs_with_posts_dropped=sum(1 for count in dropped if count > 0),
-        posts_dropped=sum(dropped),
-        model_max_positions=loaded.max_length,
-    )
+def environment(loaded: LoadedModel) -> dict[str, Any]:
+    return {
+        "device": str(loaded.device),
+        "dtype": str(loaded.dtype).removeprefix("torch."),
+        "torch": torch.__version__,
+    }
 
 
 def _sum_stats(stats: RunStats, shard: distributed.Shard) -> RunStats:
@@ -237,7 +203,12 @@ def classify_pairs(
     """Scores of this process's pairs with a classifier reward model, in the given order."""
     max_length, _ = config.length_limit(loaded.max_length)
     tokenized = tokenize_pairs(
-        loaded.tokenizer, pairs, config.mode, top_k=config.top_k, max_length=max_length
+        loaded.tokenizer,
+        pairs,
+        config.mode,
+        top_k=config.top_k,
+        max_length=max_length,
+        profile_format=config.profile_format,
     )
     use_prefix = config.prefix_reuse == "on" or (
         config.prefix_reuse == "auto" and config.mode == "profile"
@@ -248,7 +219,7 @@ def classify_pairs(
         max_batch_tokens=config.batch_tokens(loaded.device),
         prefix_reuse=use_prefix,
         padding_side=config.padding_side,
-        label_index=config.label_index,
+        label_index=config.readout,
         progress=config.progress,
     )
     scores = [
@@ -276,7 +247,7 @@ def score_tokenized(
     max_batch_tokens: int,
     prefix_reuse: bool = False,
     padding_side: str | None = None,
-    label_index: int | None = None,
+    label_index: Readout = None,
     progress: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, RunStats]:
     """Chosen and rejected rewards of tokenized pairs, in their order, and the work done."""

@@ -10,6 +10,7 @@ A run with flips fails unless ``--allow-flips``; the figures are printed and sto
 ``summary.json`` (``self_check``) either way.
 """
 
+import argparse
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -122,4 +123,21 @@ def enforce(check: SelfCheck) -> None:
         f"a time ({shown}{more}; max |score alone - batched| {check.max_abs_delta:.3g}): the "
         "scores depend on the batch, so nothing was written; fix the model or its padding, or "
         "keep the run with --allow-flips"
+    )
+
+
+def add_self_check_arguments(parser: argparse.ArgumentParser, *, failing: str, kept: str) -> None:
+    """``--self-check N`` and ``--allow-flips``, as ``python -m evaluation score`` and
+    ``manage.py evaluate`` both take them; ``failing`` ends the first's help (what failing
+    means), ``kept`` says what the second keeps."""
+    parser.add_argument(
+        "--self-check",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also score N pairs one at a time and compare with the batched scores; a "
+        f"decision that flips fails the run{failing}",
+    )
+    parser.add_argument(
+        "--allow-flips", action="store_true", help=f"{kept} a run whose self-check found flips"
     )

@@ -3,9 +3,10 @@ from django.contrib import admin
 from django.db import models as django_models
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy, ngettext
 
 from prb_annotate import models
-from prb_annotate.logins import AdminLoginForm, unlock
+from prb_annotate.security.logins import AdminLoginForm, unlock
 
 
 @admin.register(models.Dataset)
@@ -28,10 +29,11 @@ class MembershipInline(admin.TabularInline[models.Membership, models.Campaign]):
     raw_id_fields = ["user"]
     # Narrower text boxes for the Prolific ids: the campaign page fits a 1366 px screen.
     formfield_overrides = {
-        django_models.CharField: {"widget": forms.TextInput(attrs={"size": 14})},
+        django_models.CharField: {"widget": forms.TextInput(attrs={"size": 10})},
     }
-    # Given by the member on the join or consent page, never typed in here.
-    readonly_fields = ["consent_given_at"]
+    # Given by the member on the join or consent page, or by their first right gold or
+    # practice answer: never typed in here.
+    readonly_fields = ["consent_given_at", "proven_at"]
 
 
 @admin.register(models.Campaign)
@@ -92,12 +94,22 @@ class FailedLoginAdmin(admin.ModelAdmin[models.FailedLogin]):
     ordering = ["-at"]
     actions = ["unlock_selected"]
 
-    @admin.action(description="Unlock the usernames and addresses of the selected failures")
+    @admin.action(
+        description=gettext_lazy("Unlock the usernames and addresses of the selected failures")
+    )
     def unlock_selected(self, request: HttpRequest, queryset: QuerySet[models.FailedLogin]) -> None:
         usernames = set(queryset.values_list("username", flat=True))
         addresses = set(queryset.values_list("address", flat=True))
         removed = unlock(usernames=usernames, addresses=addresses)
-        self.message_user(request, f"Unlocked: {removed} failed login(s) forgotten.")
+        self.message_user(
+            request,
+            ngettext(
+                "Unlocked: %(count)d failed login forgotten.",
+                "Unlocked: %(count)d failed logins forgotten.",
+                removed,
+            )
+            % {"count": removed},
+        )
 
 
 @admin.register(models.Participant)

@@ -58,25 +58,32 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "django_tasks",
+    "django_tasks_db",
     "prb_annotate",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "prb_annotate.headers.ContentSecurityPolicyMiddleware",
+    "prb_annotate.security.headers.ContentSecurityPolicyMiddleware",
     # Cache-Control: no-store for logged-in users and the API (it reads request.user when the
     # response comes back, after the authentication middleware below has set it).
-    "prb_annotate.headers.NoStoreMiddleware",
+    "prb_annotate.security.headers.NoStoreMiddleware",
     # NUL in the path or query, a body over the upload limit: 400 / 413 before anything reads
-    # them (prb_annotate/request_limits.py).
-    "prb_annotate.request_limits.RequestLimitsMiddleware",
+    # them (prb_annotate/security/request_limits.py).
+    "prb_annotate.security.request_limits.RequestLimitsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The chooser's cookie, else Accept-Language; after the session, before CommonMiddleware.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # The signed cookie of a successful login (prb_annotate/logins.py: a known browser).
-    "prb_annotate.logins.KnownLoginCookieMiddleware",
+    # The signed cookie of a successful login (prb_annotate/security/logins.py: a known browser).
+    "prb_annotate.security.logins.KnownLoginCookieMiddleware",
+    # English for the API; the account's chosen language; a campaign's on its participants'
+    # pages (prb_annotate/languages/middleware.py). After authentication, which it reads.
+    "prb_annotate.languages.middleware.LanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # The database restarting or locked: 503 with Retry-After, not 500 (docs/operations.md).
@@ -94,6 +101,8 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                # LANGUAGE_CODE and LANGUAGES for <html lang> and the header's chooser.
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -150,7 +159,7 @@ NO_SECRET_KEY = (
     "SECRET_KEY is not set. A server on its own database (DATABASE_URL) needs a long random "
     "key of its own, the same for every process and host: "
     "export SECRET_KEY=\"$(python -c 'import secrets; print(secrets.token_urlsafe(50))')\" "
-    "(README, production)."
+    "(docs/deployment.md)."
 )
 
 
@@ -190,6 +199,28 @@ def secret_key() -> str:
 
 
 SECRET_KEY = secret_key()
+
+
+# The address the site is served at, for the full links that commands print (study link,
+# sign-up invite, set-password links). `make demo PORT=8100` records its address in
+# PRB_DATA_DIR, so the commands a newcomer runs beside the demo print links that connect.
+DEFAULT_SITE_URL = "http://127.0.0.1:8000"
+SITE_URL_FILE = "site_url"
+
+
+def site_url(folder: Path) -> str:
+    """``PRB_SITE_URL``; else the address ``demo_setup --address`` recorded in ``folder``;
+    else the demo's default address."""
+    configured = os.environ.get("PRB_SITE_URL", "").strip()
+    if configured:
+        return configured.rstrip("/")
+    recorded = folder / SITE_URL_FILE
+    if recorded.is_file():
+        return recorded.read_text().strip().rstrip("/") or DEFAULT_SITE_URL
+    return DEFAULT_SITE_URL
+
+
+SITE_URL = site_url(DATA_DIR)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -198,7 +229,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
-# Login throttling (prb_annotate/logins.py): failures of a username from one address, and from
+# Login throttling (security/logins.py): failures of a username from one address, and from
 # one address whatever the username, within the window lock further logins from there until
 # they age out or a manager unlocks them; failures of a username from anywhere, within a longer
 # window, lock it for every address and browser it has not logged in from before.
@@ -212,9 +243,15 @@ LOGIN_KNOWN_DAYS = envint("LOGIN_KNOWN_DAYS", "90")
 # API tokens stop working this many days after they were made (0: they never expire); a new
 # one comes from /api/token/ or the account's "API token" page.
 API_TOKEN_MAX_AGE_DAYS = envint("API_TOKEN_MAX_AGE_DAYS", "0")
-# Invite links (prb_annotate/campaigns/join_limits.py): the accounts one client address may
-# make that have not submitted yet, as a share of the campaign's slots (at least one).
+# Invite links (prb_annotate/campaigns/join_limits.py): the accounts one network (an IPv4 /24,
+# an IPv6 /48) may make within PRB_JOIN_WINDOW_MINUTES, as a share of the campaign's slots (at
+# least one).
 PRB_JOIN_SHARE_PER_ADDRESS = float(os.environ.get("PRB_JOIN_SHARE_PER_ADDRESS", "0.10"))
+PRB_JOIN_WINDOW_MINUTES = envint("PRB_JOIN_WINDOW_MINUTES", "60")
+# The share of a campaign's slots that the accounts one network made through the invite link may
+# hold at any time, answered or reserved (prb_annotate/campaigns/network_share.py; at least one;
+# 1.0 for a lab study whose participants all come from one network).
+PRB_SLOT_SHARE_PER_NETWORK = float(os.environ.get("PRB_SLOT_SHARE_PER_NETWORK", "0.10"))
 # Behind a reverse proxy: the request header holding the client's address (HTTP_X_REAL_IP).
 LOGIN_CLIENT_ADDRESS_HEADER = os.environ.get("LOGIN_CLIENT_ADDRESS_HEADER", "")
 
@@ -230,7 +267,11 @@ EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", "true")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "prb-annotate@localhost")
 PRB_SEND_EMAIL = bool(EMAIL_HOST)
 
-LANGUAGE_CODE = "en-us"
+# The interface's languages (docs/i18n.md says how to add one): each code with its name as its
+# readers write it, for the header's chooser. English is the fallback and the API's language.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("ko", "한국어")]
+LOCALE_PATHS = [BASE_DIR / "prb_annotate" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -242,7 +283,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 # The largest uploaded file, and the largest request body besides a file's
-# (prb_annotate/request_limits.py answers 413 past it, naming the limit) ...
+# (prb_annotate/security/request_limits.py answers 413 past it, naming the limit) ...
 PRB_UPLOAD_MAX_BYTES = envint("PRB_UPLOAD_MAX_BYTES", str(50 * 1024 * 1024))
 DATA_UPLOAD_MAX_MEMORY_SIZE = PRB_UPLOAD_MAX_BYTES
 # ... and what an uploaded compressed file (Parquet) may decode to when it is read
@@ -251,7 +292,8 @@ PRB_UPLOAD_MAX_EXPANDED_BYTES = envint(
     "PRB_UPLOAD_MAX_EXPANDED_BYTES", str(5 * PRB_UPLOAD_MAX_BYTES)
 )
 
-# HTTPS (see README, "Production"): all off by default so that the demo runs on plain HTTP.
+# HTTPS (docs/deployment.md, "A production layout"): all off by default so that the demo runs
+# on plain HTTP.
 SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", "false")
 CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", "false")
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", "false")
@@ -261,7 +303,7 @@ SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "false")
 # Behind a TLS-terminating proxy: "HTTP_X_FORWARDED_PROTO,https" (header, value that means
 # HTTPS). Set it only when the proxy always sets or overwrites that header.
 SECURE_PROXY_SSL_HEADER = envpair("SECURE_PROXY_SSL_HEADER")
-# Only the app's own scripts and styles (prb_annotate/headers.py); no inline code, no other host.
+# Only the app's own scripts and styles (security/headers.py); no inline code, no other host.
 CONTENT_SECURITY_POLICY = "; ".join(
     [
         "default-src 'self'",
@@ -308,6 +350,12 @@ SPECTACULAR_SETTINGS = {
     "for personalized preference datasets.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Names for choice sets whose fields share a name with another's ("kind", "status").
+    "ENUM_NAME_OVERRIDES": {
+        "CampaignStatusEnum": "prb_annotate.api.enums.CAMPAIGN_STATUSES",
+        "JobKindEnum": "prb_annotate.api.enums.JOB_KINDS",
+        "JobStatusEnum": "prb_annotate.api.enums.JOB_STATUSES",
+    },
 }
 
 # Import limits: a text field longer than this is reported as an error, not stored.
@@ -328,3 +376,49 @@ WHITENOISE_USE_FINDERS = True
 warnings.filterwarnings(
     "ignore", message=f"No directory at: {re.escape(str(STATIC_ROOT))}", category=UserWarning
 )
+
+
+# Background jobs (prb_annotate/jobs/): Django's Tasks API through the django-tasks backport. The
+# database backend is the default: its worker is ``manage.py db_worker``, no other service.
+# PRB_TASKS_BACKEND=rq puts the jobs in Redis (REDIS_URL) for RQ workers (``manage.py rqworker``)
+# on this or other machines. Scoring has a queue of its own, so a GPU machine's worker can take
+# only scoring; every other kind goes to "default".
+PRB_JOB_QUEUES = {"score": "scoring"}
+JOB_QUEUE_NAMES = ["default", "scoring"]
+PRB_TASKS_BACKEND = os.environ.get("PRB_TASKS_BACKEND", "database").strip().lower()
+if PRB_TASKS_BACKEND == "rq":
+    INSTALLED_APPS += ["django_rq", "django_tasks_rq"]
+    REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    # RQ stops a job after DEFAULT_TIMEOUT seconds; scoring a large campaign takes hours.
+    RQ_QUEUES = {
+        name: {"URL": REDIS_URL, "DEFAULT_TIMEOUT": envint("PRB_JOB_TIMEOUT_S", "86400")}
+        for name in JOB_QUEUE_NAMES
+    }
+    TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": JOB_QUEUE_NAMES}}
+elif PRB_TASKS_BACKEND == "database":
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": JOB_QUEUE_NAMES}}
+else:
+    raise ImproperlyConfigured(
+        f"PRB_TASKS_BACKEND is {PRB_TASKS_BACKEND!r}; set it to database (the default) or rq."
+    )
+# Where finished jobs keep their result files (until the job is removed).
+PRB_JOB_DIR = DATA_DIR / "jobs"
+# The folders whose model folders a scoring job may load (separated by ":"); a form or the API
+# names a model under one of them, never any other path.
+PRB_MODEL_ROOTS = [root for root in os.environ.get("PRB_MODEL_ROOTS", "").split(":") if root]
+# A running job whose worker has not written its heartbeat for this long is marked failed.
+PRB_JOB_LEASE_S = envint("PRB_JOB_LEASE_S", "60")
+# How many workers may take a job: one whose worker died is queued again until they are spent,
+# then marked failed with the reason.
+PRB_JOB_ATTEMPTS = envint("PRB_JOB_ATTEMPTS", "2")
+# A campaign with more pairs than this has its audit page's audit computed by a worker (a job
+# started from the page or the API); a smaller one's is computed in the request.
+PRB_BACKGROUND_AUDIT_PAIRS = envint("PRB_BACKGROUND_AUDIT_PAIRS", "20000")
+# An answer or dataset file larger than this (bytes) uploaded on the pages or to the API is
+# imported by a worker (202 with the job's URL); a smaller one in the request.
+PRB_BACKGROUND_IMPORT_BYTES = envint("PRB_BACKGROUND_IMPORT_BYTES", str(8 * 1024 * 1024))
+
+# Prolific's API: with a token, the Prolific page approves, rejects and pays bonuses there and
+# reads back who returned or timed out; without one it offers the CSVs alone.
+PROLIFIC_API_TOKEN = os.environ.get("PROLIFIC_API_TOKEN", "").strip()
+PROLIFIC_API_URL = os.environ.get("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/")

@@ -6,9 +6,9 @@ from django.templatetags.static import static
 from django.urls import include, path, register_converter
 from django.views.generic import RedirectView
 
-from prb_annotate.converters import RowId
-from prb_annotate.logins import LoginForm
+from prb_annotate.security.logins import LoginForm
 from prb_annotate.views import home
+from prb_annotate.web.converters import RowId
 
 # Before the includes below: every area's patterns use it for row ids.
 register_converter(RowId, "row_id")
@@ -29,6 +29,7 @@ urlpatterns = [
     path("completed/", home.completed, name="completed"),
     path("datasets/", include("prb_annotate.views.uploads")),
     path("datasets/", include("prb_annotate.views.browser")),
+    path("datasets/", include("prb_annotate.views.dataset_jobs")),
     path("campaigns/", include("prb_annotate.views.campaigns")),
     path("campaigns/", include("prb_annotate.views.campaign_settings")),
     path("campaigns/", include("prb_annotate.views.accounts")),
@@ -40,11 +41,15 @@ urlpatterns = [
     path("campaigns/", include("prb_annotate.views.pairs")),
     path("campaigns/", include("prb_annotate.views.exports")),
     path("campaigns/", include("prb_annotate.views.evaluations")),
+    path("campaigns/", include("prb_annotate.views.jobs")),
     path("", include("prb_annotate.views.annotate")),
     path("", include("prb_annotate.views.consent")),
     path("", include("prb_annotate.views.qualifying")),
     path("", include("prb_annotate.views.join")),
+    path("", include("prb_annotate.views.returning")),
     path("", include("prb_annotate.views.account")),
     path("", include("prb_annotate.views.signup")),
+    path("", include("prb_annotate.views.guides")),
+    path("", include("prb_annotate.views.language")),
     path("api/", include("prb_annotate.api.urls")),
 ]

@@ -51,7 +51,10 @@ def test_it_keeps_evaluation_free_of_django(path: Path) -> None:
         "assembly.py",
         "quality.py",
         "sampling.py",
+        "plan_odds.py",
         "model_agreement.py",
+        "ppi.py",
+        "ppi_designs.py",
     ],
 )
 def test_it_keeps_the_statistics_free_of_the_orm(name: str) -> None:
@@ -87,7 +90,7 @@ def test_it_serves_the_web_app_without_loading_torch() -> None:
 
 
 def test_it_keeps_commands_away_from_template_tags() -> None:
-    """A command shares formatting with the pages through formatting.py, not templatetags."""
+    """A command shares formatting with the pages through formats/numbers.py, not templatetags."""
     commands = ROOT / "prb_annotate" / "management" / "commands"
     for path in commands.glob("*.py"):
         with_tags = [m for m in imported_modules(path) if "templatetags" in m]
@@ -179,18 +182,30 @@ def test_it_has_no_import_cycle() -> None:
 
 
 # Each package and the packages of the app it must never import (the layers of ARCHITECTURE.md).
-ABOVE = ("campaigns", "exports", "views", "api", "management", "simulation")
+ABOVE = ("campaigns", "exports", "jobs", "views", "api", "management", "simulation", "web")
 LAYERS = {
-    "db": ("datasets", "audit", *ABOVE),
-    "datasets": ("audit", *ABOVE),
-    "audit": ABOVE,
-    "paper": ("views", "api", "management", "simulation"),
+    # The rows sit under every capability: a model module imports only other model modules.
+    "models": ("formats", "security", "db", "datasets", "audit", "paper", *ABOVE),
+    # The shared file formats and the guards sit under everything that reads or writes files.
+    "formats": ("db", "security", "datasets", "audit", "paper", *ABOVE),
+    "security": ("datasets", "audit", "paper", *ABOVE),
+    "db": ("security", "datasets", "audit", "paper", *ABOVE),
+    "datasets": ("audit", "paper", *ABOVE),
+    "audit": ("paper", *ABOVE),
+    "campaigns": ("paper", "jobs", "views", "api", "management", "simulation", "web"),
+    "exports": ("paper", "jobs", "views", "api", "management", "simulation", "web"),
+    "paper": ("jobs", "views", "api", "management", "simulation", "web"),
+    # Background jobs run the work of the layers below; the pages and the API start them.
+    "jobs": ("views", "api", "management", "simulation", "web"),
+    # The web layer's helpers serve the pages and the API only.
+    "web": ("views", "api", "management", "simulation"),
 }
 
 
 def test_it_keeps_the_layers_in_order() -> None:
-    """db/, datasets/ and audit/ import nothing above them; only views/ and api/ import the
-    forms and the serializers."""
+    """formats/, security/, db/, datasets/ and audit/ import nothing above them; web/ serves
+    only views/ and api/ (and the template tags); only views/ and api/ import the forms and
+    the serializers."""
     wrong = []
     for module, targets in import_graph().items():
         parts = module.split(".")
@@ -199,10 +214,10 @@ def test_it_keeps_the_layers_in_order() -> None:
             target_parts = target.split(".")
             if package in LAYERS and len(target_parts) > 1 and target_parts[1] in LAYERS[package]:
                 wrong.append(f"{module} imports {target}")
-            presentation = target == "prb_annotate.forms" or target.startswith(
-                "prb_annotate.api.serializers"
-            )
-            if presentation and package not in {"views", "api"}:
+            presentation = target.startswith(
+                ("prb_annotate.web.forms", "prb_annotate.web.qualification_forms")
+            ) or target.startswith("prb_annotate.api.serializers")
+            if presentation and package not in {"views", "api", "web"}:
                 wrong.append(f"{module} imports {target}")
     assert not wrong, "\n".join(sorted(wrong))
 
@@ -228,7 +243,7 @@ def json_writers(path: Path) -> list[ast.Call]:
 
 def test_every_json_writer_refuses_nan() -> None:
     """No bare NaN or Infinity in any JSON the project writes: every ``json.dump(s)`` passes
-    ``allow_nan=False`` (the strict helpers ``prb_annotate/strictjson.py`` and
+    ``allow_nan=False`` (the strict helpers ``prb_annotate/formats/strictjson.py`` and
     ``evaluation/strict_json.py`` write undefined figures as null first), and every
     ``JsonResponse`` passes ``json_dumps_params``."""
     wrong = []

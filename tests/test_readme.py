@@ -4,7 +4,7 @@ newcomer follows cannot drift from the code.
 
 Everything happens in a temporary folder that looks like a checkout (links to manage.py, the
 packages, the fixtures and the virtualenv running the tests), with its own SQLite database
-(``PRB_DATA_DIR``), so the files the commands write (audit.html, export/, scores/) land there.
+(``PRB_DATA_DIR``), so the files the commands write (out/audit.html, out/export/, ...) land there.
 A block preceded by ``<!-- readme-test: skip (why) -->`` only illustrates (a deployment, an
 optional package) and is left out.
 """
@@ -30,6 +30,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DEMO_ADDRESS = "127.0.0.1:8000"
 DEMO_PORT_LINE = "PORT = 8000"
 SKIP_MARKER = re.compile(r"<!--\s*readme-test:\s*skip\b")
+SKIP_REASON = re.compile(r"<!--\s*readme-test:\s*skip \([^)]+\)\s*-->")
 FENCE = re.compile(r"^```(?P<language>\w*)\n(?P<code>.*?)^```", re.MULTILINE | re.DOTALL)
 
 # The demo database is a SQLite file of its own whatever DATABASE_URL says: one run (the
@@ -162,22 +163,29 @@ def demo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 def test_it_runs_the_readme_and_the_docs_as_written(
     demo: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
-    """The README's shell blocks, in order, on the demo state: a non-empty audit, a validated
-    export, stored evaluations with accuracy on validated and excluded pairs. Then, against a
+    """The README's shell blocks, in order, on the demo state, then every shell block of docs/:
+    a non-empty audit, a validated export, stored evaluations with accuracy on validated and
+    excluded pairs, and nothing written outside out/. Then, against a
     live server, the Python snippets of the README and docs/export.md in the same folder, and
     docs/api.md's in a folder of its own (it makes its own campaign and export)."""
     folder, env = demo
     shell = runnable([ROOT / "README.md"], "sh")
     assert shell, "README.md has no runnable sh block"
+    # Then every shell block of docs/, page by page: each runs as written against the demo (a
+    # template's files ship in fixtures/), or says why it cannot with a skip marker.
+    shell += runnable(DOCS[1:], "sh")
     for block in shell:
         run_script(["bash", "-euo", "pipefail"], block.code, folder, env, str(block))
 
-    audit = json.loads((folder / "audit.json").read_text(encoding="utf-8"))
+    audit = json.loads((folder / "out" / "audit.json").read_text(encoding="utf-8"))
     assert audit["counts"]["annotations"] > 0
     assert audit["counts"]["validated"] > 0
     assert audit["counts"]["excluded"] > 0
-    assert (folder / "audit.html").stat().st_size > 0
-    manifest = json.loads((folder / "export" / "manifest.json").read_text(encoding="utf-8"))
+    assert (folder / "out" / "audit.html").stat().st_size > 0
+    manifest = json.loads((folder / "out" / "export" / "manifest.json").read_text(encoding="utf-8"))
+    # Everything the commands wrote is in out/, which git ignores.
+    written = {path.name for path in folder.iterdir()} - {*CHECKOUT_ENTRIES, ".venv"}
+    assert written == {"out"}, written
     assert manifest["subset"] == "validated"
     assert manifest["counts"]["exported_pairs"] > 0
     assert evaluated_groups(Path(env["PRB_DATA_DIR"])) >= {"validated", "excluded"}
@@ -239,6 +247,8 @@ def test_it_finds_every_block_the_docs_mean_to_run() -> None:
         text = path.read_text(encoding="utf-8")
         markers = len(SKIP_MARKER.findall(text))
         assert markers == sum(block.skipped for block in code_blocks(path)), path
+        # A block left out says why, so that a reader knows what it needs.
+        assert len(SKIP_REASON.findall(text)) == markers, f"{path}: a skip marker without (why)"
     assert runnable([ROOT / "README.md"], "python")
     assert runnable([ROOT / "docs" / "api.md"], "python")
     # A snippet that reaches the server takes its port from one variable, nothing hard-coded.
@@ -246,3 +256,25 @@ def test_it_finds_every_block_the_docs_mean_to_run() -> None:
         if "requests" in block.code:
             assert DEMO_PORT_LINE in block.code, block
             assert DEMO_ADDRESS not in block.code, block
+
+
+def test_clean_demo_removes_the_demo_and_says_what(tmp_path: Path) -> None:
+    """``make clean-demo`` removes the demo's data folder and out/, names both, and leaves the
+    rest of the checkout alone."""
+    (tmp_path / "Makefile").symlink_to(ROOT / "Makefile")
+    for folder in ("var", "out", "prb_annotate"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "kept-or-not.txt").write_text("x")
+    env = {key: value for key, value in os.environ.items() if key != "PRB_DATA_DIR"}
+    result = subprocess.run(
+        ["make", "--no-print-directory", "clean-demo"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "Removing var/" in result.stdout
+    assert "out/" in result.stdout
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["Makefile", "prb_annotate"]

@@ -4,6 +4,8 @@ reopening a closed campaign for replacements. The same services as the campaign 
 
 from typing import Any
 
+from django.contrib.auth.models import User
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -24,6 +26,12 @@ from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     reopen_for_replacements,
     rotate_link,
+)
+from prb_annotate.campaigns.members import (
+    ANSWER_CHOICES,
+    MemberError,
+    reissue_set_password_link,
+    remove_member,
 )
 
 
@@ -87,6 +95,62 @@ class CampaignAnnotators(APIView):
             raise serializers.ValidationError({"annotators": exc.problems}) from exc
         rows = AddedAnnotatorSerializer(added, many=True).data
         return Response(rows, status=status.HTTP_201_CREATED)
+
+
+class RemoveMemberSerializer(serializers.Serializer):
+    answers = serializers.ChoiceField(
+        choices=list(ANSWER_CHOICES.items()),
+        help_text="Whether the audit keeps the member's submitted answers or leaves them out.",
+    )
+
+
+class RemovedMemberSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    answers = serializers.CharField()
+    submitted = serializers.IntegerField(help_text="Their submitted answers, stored either way.")
+    freed = serializers.IntegerField(help_text="Reserved items given back to the queue now.")
+    left_out = serializers.BooleanField(help_text="Their answers are out of the audit now.")
+    statement = serializers.CharField()
+
+
+def _member(annotator_id: int) -> User:
+    return get_object_or_404(User, pk=annotator_id)
+
+
+class CampaignMemberRemove(APIView):
+    """Remove an annotator: their reservations are freed now, and ``answers`` says whether the
+    audit keeps their submitted answers (``keep``) or leaves them out (``leave_out``)."""
+
+    parser_classes = [JSONParser]
+
+    @extend_schema(request=RemoveMemberSerializer, responses={200: RemovedMemberSerializer})
+    def post(self, request: Request, campaign_id: int, annotator_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        body = RemoveMemberSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        by = request.user if isinstance(request.user, User) else None
+        try:
+            removed = remove_member(
+                campaign, _member(annotator_id), body.validated_data["answers"], by=by
+            )
+        except MemberError as exc:
+            raise serializers.ValidationError({exc.field: [str(exc)]}) from exc
+        return Response(RemovedMemberSerializer(removed).data)
+
+
+class CampaignMemberSetPasswordLink(APIView):
+    """A new one-time "set your password" link for an annotator whose account has no password
+    yet (the earlier link lost or expired); 400 for an account that cannot have one."""
+
+    @extend_schema(request=None, responses={201: AddedAnnotatorSerializer})
+    def post(self, request: Request, campaign_id: int, annotator_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        site = request.build_absolute_uri("/")
+        try:
+            row = reissue_set_password_link(campaign, _member(annotator_id), site=site)
+        except MemberError as exc:
+            raise serializers.ValidationError({exc.field: [str(exc)]}) from exc
+        return Response(AddedAnnotatorSerializer(row).data, status=status.HTTP_201_CREATED)
 
 
 class CampaignLinkRotate(APIView):

@@ -23,6 +23,7 @@ from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from prb_annotate.db.outage import is_unavailable, retry_after, unavailable_detail
+from prb_annotate.formats.error_body import error_body
 
 NON_FIELD = "non_field_errors"
 # Raised by Django while DRF parses the body inside the view; left alone, Django would answer
@@ -48,10 +49,6 @@ def flatten_errors(detail: Any, prefix: str = "") -> dict[str, list[str]]:
     else:
         errors[prefix or NON_FIELD] = [str(detail)]
     return {field: messages for field, messages in errors.items() if messages}
-
-
-def error_body(detail: str, errors: dict[str, list[str]] | None = None, **more: Any) -> dict:
-    return {"detail": detail, "errors": errors or {}, **more}
 
 
 def validation_body(detail: Any) -> dict:

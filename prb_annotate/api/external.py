@@ -2,8 +2,6 @@
 all or nothing, its problems with line and field) and the long table of any campaign's
 answers as CSV."""
 
-from typing import Any
-
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -14,12 +12,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from prb_annotate.api.errors import error_body
+from prb_annotate.api.jobs import JobSerializer, job_accepted
 from prb_annotate.api.permissions import managed_campaign
 from prb_annotate.api.views import ExportNegotiation, import_failed_body
 from prb_annotate.campaigns.external.importing import import_upload
 from prb_annotate.campaigns.external.mapping import MappingError
 from prb_annotate.datasets.importing import ImportFailed
 from prb_annotate.exports.long_table import long_table_csv
+from prb_annotate.jobs import imports
+from prb_annotate.jobs.running import start_answers_import
 
 
 class CampaignAnswersImportView(APIView):
@@ -27,7 +28,12 @@ class CampaignAnswersImportView(APIView):
 
     parser_classes = [MultiPartParser]
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses={201: OpenApiTypes.OBJECT, 202: JobSerializer},
+        description="201 with the import's figures; a file above PRB_BACKGROUND_IMPORT_BYTES is "
+        "imported by a worker instead: 202 with the job (docs/api.md, background jobs).",
+    )
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = managed_campaign(request, campaign_id)
         upload = request.FILES.get("file")
@@ -38,6 +44,9 @@ class CampaignAnswersImportView(APIView):
             )
         mapping_file = request.FILES.get("mapping")
         try:
+            if imports.in_background(upload.size):  # a large file: a worker imports it
+                job = start_answers_import(campaign, request.user, upload, mapping_file)
+                return job_accepted(request, job)
             report = import_upload(
                 campaign,
                 upload,
@@ -51,17 +60,7 @@ class CampaignAnswersImportView(APIView):
             )
         except ImportFailed as error:
             return Response(import_failed_body(error), status=status.HTTP_400_BAD_REQUEST)
-        body: dict[str, Any] = {
-            "campaign": campaign.pk,
-            "source": report.record.source,
-            "source_sha256": report.record.source_sha256,
-            "file_format": report.record.file_format,
-            "answers": report.record.answers,
-            "annotators": report.annotators,
-            "excluded_annotators": report.excluded,
-            "summary": report.summary,
-        }
-        return Response(body, status=status.HTTP_201_CREATED)
+        return Response(report.as_dict(), status=status.HTTP_201_CREATED)
 
 
 class CampaignLongTableView(APIView):

@@ -1,4 +1,4 @@
-"""API access, the same rules as the web pages (see ``prb_annotate.access``).
+"""API access, the same rules as the web pages (see ``prb_annotate.security.access``).
 
 - Staff manage the instance: datasets, pairs, new campaigns.
 - A campaign's managers (staff, or members with the manager role) see and change it, its
@@ -11,8 +11,8 @@ from typing import Any
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
-from prb_annotate.access import is_staff, managed_campaign_or_404
 from prb_annotate.models import Campaign
+from prb_annotate.security.access import is_staff, managed_campaign_or_404
 
 
 class IsStaff(BasePermission):

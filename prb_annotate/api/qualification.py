@@ -6,6 +6,7 @@ The services are ``campaigns/qualification/`` and ``campaigns/prolific.py``; acc
 app's (``managed_campaign`` for managers, the membership for annotators, 404 otherwise).
 """
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any, cast
 
@@ -23,9 +24,9 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from prb_annotate.access import annotator_campaign_or_404
 from prb_annotate.api import serializers_qualification as shapes
 from prb_annotate.api.errors import error_body
+from prb_annotate.api.negotiation import FileNegotiation
 from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import managed_campaign
 from prb_annotate.api.schema import ErrorSerializer
@@ -34,6 +35,7 @@ from prb_annotate.campaigns import prolific
 from prb_annotate.campaigns.annotating import SubmitError
 from prb_annotate.campaigns.qualification import flow, rules, setup
 from prb_annotate.models import Campaign, Membership, Pair, QualificationItem
+from prb_annotate.security.access import annotator_campaign_or_404
 
 ERROR_STATUS = {"invalid": 400, "inactive": 409, "order": 409, "screened_out": 403}
 ITEM_ID = OpenApiParameter("item_id", OpenApiTypes.INT, OpenApiParameter.PATH)
@@ -55,11 +57,32 @@ def _service(action: Any) -> Any:
 # --- the annotator's side ---------------------------------------------------------------
 
 
+def submit_error(error: SubmitError, statuses: Mapping[str, int]) -> Response:
+    """A refused submit: its message, each field's, and the status ``statuses`` gives its code
+    (400 for a code it does not name)."""
+    errors = {field: [message] for field, message in error.field_errors.items()}
+    return Response(error_body(error.message, errors), status=statuses.get(error.code, 400))
+
+
+def shown_pair(campaign: Campaign, pair: Pair, responses: tuple[str, str]) -> dict[str, Any]:
+    """The fields of an item that show the pair, its two responses as A and B and the rating
+    scale: the same for a regular item (``work.py``) as for a practice or qualification one."""
+    response_a, response_b = responses
+    return {
+        "profile": pair.profile,
+        "rubric_aspects": pair.rubric_aspects,
+        "narrative": pair.narrative,
+        "response_a": response_a,
+        "response_b": response_b,
+        "criteria": list(campaign.quality_criteria),
+        "scale": {"min": 1, "max": campaign.rating_scale_max},
+    }
+
+
 def task_data(campaign: Campaign, task: flow.Task, request: Request) -> dict[str, Any]:
     """A practice or qualification item as ``next`` hands it (the same fields as a regular
     item, plus which kind it is and where its answer goes)."""
     pair = task.item.pair
-    response_a, response_b = task.responses()
     return {
         "kind": task.phase,
         "assignment": None,
@@ -69,13 +92,7 @@ def task_data(campaign: Campaign, task: flow.Task, request: Request) -> dict[str
         "total": task.total,
         "campaign": campaign.pk,
         "question": pair.question,
-        "profile": pair.profile,
-        "rubric_aspects": pair.rubric_aspects,
-        "narrative": pair.narrative,
-        "response_a": response_a,
-        "response_b": response_b,
-        "criteria": list(campaign.quality_criteria),
-        "scale": {"min": 1, "max": campaign.rating_scale_max},
+        **shown_pair(campaign, pair, task.responses()),
         "expires_at": None,
         "submit_url": reverse("api_qualification_submit", args=[task.item.pk], request=request),
     }
@@ -121,8 +138,7 @@ def submit_qualification_answer(request: Request, item_id: int) -> Response:
     except (Membership.DoesNotExist, QualificationItem.DoesNotExist) as error:
         raise Http404("No such item.") from error
     except SubmitError as error:
-        errors = {field: [message] for field, message in error.field_errors.items()}
-        return Response(error_body(error.message, errors), status=ERROR_STATUS.get(error.code, 400))
+        return submit_error(error, ERROR_STATUS)
     return Response(
         _submit_body(campaign_id[0], request, stored),
         status=status.HTTP_201_CREATED if stored.created else status.HTTP_200_OK,
@@ -351,6 +367,8 @@ class ProlificApprovals(APIView):
     """Prolific's approval list as CSV: ``participant_id,decision,reason`` (approve, reject,
     screened_out), Prolific members only."""
 
+    content_negotiation_class = FileNegotiation
+
     @extend_schema(responses={CSV: OpenApiTypes.STR})
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         campaign = managed_campaign(request, campaign_id)
@@ -359,6 +377,8 @@ class ProlificApprovals(APIView):
 
 class ProlificBonuses(APIView):
     """Prolific's bulk bonus list as CSV: ``participant_id,amount`` lines, no header."""
+
+    content_negotiation_class = FileNegotiation
 
     @extend_schema(responses={CSV: OpenApiTypes.STR})
     def get(self, request: Request, campaign_id: int) -> HttpResponse:

@@ -9,7 +9,7 @@ from typing import Any
 
 from rest_framework import renderers
 
-from prb_annotate.strictjson import finite
+from prb_annotate.formats.strictjson import finite
 
 
 class StrictJSONRenderer(renderers.JSONRenderer):

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from prb_annotate.api import serializers as api
 from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import IsStaff, managed_campaign
-from prb_annotate.audit import ppi
+from prb_annotate.audit import plan_odds, ppi
 from prb_annotate.audit.sampling import PlanError
 from prb_annotate.campaigns.planned_sample import (
     SamplePlanError,
@@ -26,8 +26,10 @@ from prb_annotate.models import Dataset
 
 
 class DatasetSamplePlan(APIView):
-    """The sample a set of targets needs: pairs per category, annotations and cost. Nothing
-    is written; create the campaign with the same targets to draw it."""
+    """The sample a set of targets needs: pairs per category, annotations and cost, the chance
+    that it reaches its half-widths if the shares are as expected (``odds``) and the plan at
+    the share's bound nearest one half (``cautious``). Nothing is written; create the campaign
+    with the same targets to draw it."""
 
     permission_classes = [IsAuthenticated, IsStaff]
     parser_classes = [JSONParser]
@@ -43,10 +45,12 @@ class DatasetSamplePlan(APIView):
                 form.targets(),
                 form.validated_data["annotations_per_pair"],
                 leave_out=form.validated_data.get("gold_pair_ids", ()),
+                design=form.design_chosen(),
             )
         except SamplePlanError as exc:
             raise serializers.ValidationError({exc.field: [str(exc)]}) from exc
-        found = plan.as_json()
+        # An active plan's odds are not a uniform draw's: it says what each design expects.
+        found = plan.as_json() if plan.design else plan_odds.with_odds(plan)
         agreement = form.validated_data.get("model_agreement")
         if agreement is not None:
             populations = {row.category: row.population for row in plan.categories}

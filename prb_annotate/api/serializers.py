@@ -1,18 +1,32 @@
 """Shapes and input validation of the API. Workflows stay in the service modules: a serializer
 checks the request, the view calls ``create_campaign``, ``set_status``, ``import_upload``..."""
 
+import dataclasses
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from prb_annotate.api.serializers_qualification import CreationItemSerializer, PassRuleSerializer
+from prb_annotate.api.setting_fields import api_field, model_field_kwargs
 from prb_annotate.audit import listing, rule
+from prb_annotate.audit.active_sample import SampleDesign
 from prb_annotate.audit.sampling import PlanTargets
-from prb_annotate.campaigns.editing import change_errors
+from prb_annotate.campaigns.editing import change_errors, pay_errors
+from prb_annotate.campaigns.progress import CampaignProgress
+from prb_annotate.campaigns.setting_fields import (
+    CAMPAIGN,
+    MAX_SCALE,
+    MAX_SEED,
+    PAY_SETTINGS,
+    PLAN,
+    fixed_after_creation,
+)
+from prb_annotate.datasets.mapping import ColumnMapping, MappingInvalid, parse_mapping
 from prb_annotate.exports.export import FORMATS, SUBSETS
-from prb_annotate.forms import MAJORITY_BELOW_HALF
+from prb_annotate.languages.texts import valid_texts
 from prb_annotate.models import (
     Adjudication,
     AnnotatorExclusion,
@@ -22,13 +36,17 @@ from prb_annotate.models import (
     Pair,
 )
 
-MAX_K = 50
-MAX_SCALE = 10
 MAX_CRITERIA = 20
 MAX_GOLD_PAIRS = 10_000
-MAX_SEED = 2**31 - 1
 MAX_RESAMPLES = 5000
 VERDICT_CHOICES = ("validated", "excluded", "undecided")
+
+
+def username_of(*, allow_null: bool = False) -> serializers.SlugRelatedField[Any]:
+    """A related user, shown by their username."""
+    return serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=allow_null
+    )
 
 
 class DatasetSerializer(serializers.ModelSerializer[Dataset]):
@@ -65,7 +83,8 @@ class DatasetDetailSerializer(DatasetSerializer):
 
 
 class DatasetImportSerializer(serializers.Serializer):
-    """An uploaded file (.jsonl, .json, .csv, .parquet) imported into the named dataset."""
+    """An uploaded file (.jsonl, .json, .csv, .parquet, .arrow, or a .zip of a folder)
+    imported into the named dataset, read under an optional column mapping."""
 
     file = serializers.FileField()
     name = serializers.CharField(max_length=200, help_text="Dataset name; created when missing.")
@@ -73,6 +92,19 @@ class DatasetImportSerializer(serializers.Serializer):
     update = serializers.BooleanField(  # type: ignore[assignment]
         default=False, help_text="Replace records whose id exists with different content."
     )
+    mapping = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="A column mapping as JSON text (docs/datasets.md): the file's own column "
+        "names and winner labels.",
+    )
+
+    def validate_mapping(self, value: str) -> ColumnMapping:
+        try:
+            return parse_mapping(value)
+        except MappingInvalid as exc:
+            raise serializers.ValidationError(exc.problems) from exc
 
 
 class ImportReportSerializer(serializers.Serializer):
@@ -100,20 +132,8 @@ class PairSerializer(serializers.ModelSerializer[Pair]):
 class PairDetailSerializer(serializers.ModelSerializer[Pair]):
     class Meta:
         model = Pair
-        fields = [
-            "id",
-            "dataset",
-            "external_id",
-            "category",
-            "question",
-            "profile",
-            "rubric_aspects",
-            "narrative",
-            "chosen",
-            "rejected",
-            "extra",
-            "content_hash",
-        ]
+        # The record as stored: every column, in the model's order.
+        fields = [field.name for field in Pair._meta.concrete_fields]
         read_only_fields = fields
 
 
@@ -121,11 +141,9 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
     """A campaign as managers read and change it. What fixes the sample (dataset, seed, gold)
     is set at creation only; the status changes through the start / pause / close actions."""
 
-    annotations_per_pair = serializers.IntegerField(
-        min_value=1, max_value=MAX_K, required=False, help_text="k: annotations wanted per pair."
-    )
-    # Not required: a campaign created without them gets the model's defaults.
-    reservation_minutes = serializers.IntegerField(min_value=1, max_value=24 * 60, required=False)
+    annotations_per_pair = api_field(CAMPAIGN["annotations_per_pair"])
+    reservation_minutes = api_field(CAMPAIGN["reservation_minutes"])
+    first_reservation_minutes = api_field(CAMPAIGN["first_reservation_minutes"])
     quality_criteria = serializers.ListField(
         child=serializers.RegexField(r"^[a-z][a-z0-9_]{0,39}$"),
         min_length=1,
@@ -134,45 +152,26 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
         help_text="Quality criteria rated for each answer (lowercase identifiers).",
     )
     rating_scale_max = serializers.IntegerField(min_value=2, max_value=MAX_SCALE, required=False)
-    quality_threshold = serializers.FloatField(min_value=1.0, max_value=MAX_SCALE, required=False)
-    majority_threshold = serializers.FloatField(
-        min_value=0.5,
-        max_value=0.99,
-        required=False,
-        error_messages={"min_value": MAJORITY_BELOW_HALF},
-        help_text="A vote passes when the share on one side is above this (0.5 to 0.99).",
-    )
-    min_gold_accuracy = serializers.FloatField(
-        min_value=0.0, max_value=1.0, allow_null=True, required=False
-    )
-    position_bias_max_p = serializers.FloatField(
-        min_value=0.0,
-        max_value=1.0,
-        allow_null=True,
-        required=False,
-        help_text="Annotators whose share of A answers has a binomial p-value below this leave "
-        "the audit; null keeps everyone.",
-    )
-    fast_answer_seconds = serializers.FloatField(
-        min_value=0.0,
-        max_value=3600.0,
-        required=False,
-        help_text="Quality control counts answers faster than this as too fast.",
-    )
-    quota_per_annotator = serializers.IntegerField(
-        min_value=1, max_value=1_000_000, allow_null=True, required=False
-    )
-    prolific_study_id = serializers.RegexField(
-        r"^[A-Za-z0-9_-]+$",
-        max_length=100,
-        allow_blank=True,
-        required=False,
-        help_text="Prolific's study id: invite links with another STUDY_ID make no account. "
-        "Empty: any study.",
-    )
-    created_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True
-    )
+    quality_threshold = api_field(CAMPAIGN["quality_threshold"])
+    majority_threshold = api_field(CAMPAIGN["majority_threshold"])
+    min_gold_accuracy = api_field(CAMPAIGN["min_gold_accuracy"])
+    position_bias_max_p = api_field(CAMPAIGN["position_bias_max_p"])
+    fast_answer_seconds = api_field(CAMPAIGN["fast_answer_seconds"])
+    quota_per_annotator = api_field(CAMPAIGN["quota_per_annotator"])
+    prolific_study_id = api_field(CAMPAIGN["prolific_study_id"])
+    completion_url = api_field(CAMPAIGN["completion_url"])
+    no_places_url = api_field(CAMPAIGN["no_places_url"])
+    screen_out_url = api_field(CAMPAIGN["screen_out_url"])
+    pay_amount = api_field(CAMPAIGN["pay_amount"])
+    pay_currency = api_field(CAMPAIGN["pay_currency"])
+    pay_per = api_field(CAMPAIGN["pay_per"])
+    language = api_field(CAMPAIGN["language"])
+    translations = api_field(CAMPAIGN["translations"], validators=[valid_texts])
+    show_timer = api_field(CAMPAIGN["show_timer"])
+    reading_check = api_field(CAMPAIGN["reading_check"])
+    study_link_enabled = api_field(CAMPAIGN["study_link_enabled"])
+    signup_link_enabled = api_field(CAMPAIGN["signup_link_enabled"])
+    created_by = username_of(allow_null=True)
 
     class Meta:
         model = Campaign
@@ -184,6 +183,7 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "status",
             "annotations_per_pair",
             "reservation_minutes",
+            "first_reservation_minutes",
             "quality_criteria",
             "rating_scale_max",
             "quality_threshold",
@@ -195,11 +195,17 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "seed",
             "quota_per_annotator",
             "completion_url",
+            "no_places_url",
             "prolific_study_id",
             "screen_out_url",
             "show_timer",
             "reading_check",
             "consent_text",
+            "pay_amount",
+            "pay_currency",
+            "pay_per",
+            "language",
+            "translations",
             "invite_token",
             "study_link_enabled",
             "signup_token",
@@ -213,15 +219,18 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             "id",
             "dataset",
             "status",
-            "external",
-            "gold_rate",
-            "seed",
+            *fixed_after_creation(),
             "sample_plan",
             "invite_token",
             "signup_token",
             "created_by",
             "created_at",
         ]
+        # The model's fields (a unique name, texts, those fixed at creation) with the
+        # declared label and help.
+        extra_kwargs = model_field_kwargs(
+            CAMPAIGN, ("name", "guidelines", "consent_text", *fixed_after_creation())
+        )
 
     def update(self, instance: Campaign, validated_data: dict[str, Any]) -> Campaign:
         for field, value in validated_data.items():
@@ -244,49 +253,31 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
             )
         if self.instance is not None:
             # The settings page's rules: k only upwards once started, the question set fixed
-            # once answered.
+            # once answered, the pay in full or not at all.
             refused = change_errors(self.instance, attrs)
-            if refused:
-                raise serializers.ValidationError({k: [v] for k, v in refused.items()})
+        else:
+            refused = pay_errors({name: attrs.get(name) for name in PAY_SETTINGS})
+        if refused:
+            raise serializers.ValidationError({k: [v] for k, v in refused.items()})
         return attrs
+
+
+# The targets of a planned sample, as PlanTargets names them, and what a sample_targets object
+# holds besides them.
+TARGET_NAMES = tuple(field.name for field in dataclasses.fields(PlanTargets))
+DESIGN_FIELDS = ("design", "floor")
 
 
 class SampleTargetsSerializer(serializers.Serializer):
     """Targets of a planned sample (``audit/sampling.py``); shares are fractions of 1."""
 
-    half_width = serializers.FloatField(
-        min_value=0.001,
-        max_value=0.499,
-        required=False,
-        allow_null=True,
-        help_text="Target half-width of the 95% interval of the dataset's validated share "
-        "(0.05 = ±5 points).",
-    )
-    category_half_width = serializers.FloatField(
-        min_value=0.001,
-        max_value=0.499,
-        required=False,
-        allow_null=True,
-        help_text="The same target for every category on its own; the larger size wins.",
-    )
-    expected_share = serializers.FloatField(
-        min_value=0.01, max_value=0.99, default=0.5, help_text="0.5 when unknown, or a pilot's."
-    )
-    confidence = serializers.FloatField(min_value=0.5, max_value=0.999, default=0.95)
-    split_share = serializers.FloatField(
-        min_value=0.0,
-        max_value=1.0,
-        default=0.0,
-        help_text="Share of pairs expected to need one more annotator for a split vote.",
-    )
-    # Bounded so that the cost (price x annotations) stays a finite JSON number.
-    price_per_annotation = serializers.FloatField(
-        min_value=0.0,
-        max_value=1_000_000.0,
-        required=False,
-        allow_null=True,
-        help_text="For the cost of the plan.",
-    )
+    def get_fields(self) -> dict[str, serializers.Field]:
+        """A field per target PlanTargets takes, then the design's, as their settings declare
+        them."""
+        declared = {
+            name: api_field(PLAN[name], creating=True) for name in (*TARGET_NAMES, *DESIGN_FIELDS)
+        }
+        return {**declared, **super().get_fields()}
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs.get("half_width") is None and attrs.get("category_half_width") is None:
@@ -296,46 +287,43 @@ class SampleTargetsSerializer(serializers.Serializer):
         return attrs
 
     def targets(self) -> PlanTargets:
-        return PlanTargets(**self.validated_data)
+        return planned_sample_input(self.validated_data)[0]
+
+    def design_chosen(self) -> SampleDesign:
+        return planned_sample_input(self.validated_data)[1]
+
+
+def planned_sample_input(data: Mapping[str, Any]) -> tuple[PlanTargets, SampleDesign]:
+    """A validated sample_targets object as the plan's targets and its design."""
+    targets = {name: data[name] for name in TARGET_NAMES if name in data}
+    design = SampleDesign(
+        data.get("design") or PLAN["design"].default,
+        data.get("floor") or PLAN["floor"].default,
+    )
+    return PlanTargets(**targets), design
 
 
 class SamplePlanRequestSerializer(SampleTargetsSerializer):
     """A plan preview: the targets, k, and the gold pairs to leave out of the sample."""
 
-    annotations_per_pair = serializers.IntegerField(min_value=1, max_value=MAX_K, default=3)
+    annotations_per_pair = api_field(CAMPAIGN["annotations_per_pair"], creating=True)
     gold_pair_ids = serializers.ListField(
         child=serializers.CharField(max_length=255), required=False, max_length=MAX_GOLD_PAIRS
     )
-    model_agreement = serializers.FloatField(
-        min_value=0.0,
-        max_value=1.0,
-        required=False,
-        help_text="A model annotator's agreement with the human verdicts in a pilot: the "
-        "answer adds with_model, the human pairs the targets need with its help (docs/ppi.md).",
-    )
-
-    def targets(self) -> PlanTargets:
-        data = dict(self.validated_data)
-        data.pop("annotations_per_pair", None)
-        data.pop("gold_pair_ids", None)
-        data.pop("model_agreement", None)
-        return PlanTargets(**data)
+    model_agreement = api_field(PLAN["model_agreement"], creating=True)
 
 
 class CampaignCreateSerializer(CampaignSerializer):
     """Creation also fixes the dataset, the sample, the gold items and the seed."""
 
     dataset = serializers.PrimaryKeyRelatedField(queryset=Dataset.objects.all())
-    annotations_per_pair = serializers.IntegerField(
-        min_value=1, max_value=MAX_K, default=3, help_text="k: annotations wanted per pair."
-    )
-    sample = serializers.IntegerField(
-        min_value=1,
-        required=False,
-        allow_null=True,
-        write_only=True,
-        help_text="Number of pairs drawn at random (seeded); all pairs when omitted.",
-    )
+    annotations_per_pair = api_field(CAMPAIGN["annotations_per_pair"], creating=True)
+    reservation_minutes = api_field(CAMPAIGN["reservation_minutes"], creating=True)
+    first_reservation_minutes = api_field(CAMPAIGN["first_reservation_minutes"], creating=True)
+    quality_threshold = api_field(CAMPAIGN["quality_threshold"], creating=True)
+    majority_threshold = api_field(CAMPAIGN["majority_threshold"], creating=True)
+    fast_answer_seconds = api_field(CAMPAIGN["fast_answer_seconds"], creating=True)
+    sample = api_field(CAMPAIGN["sample"], creating=True, write_only=True)
     gold_pair_ids = serializers.ListField(
         child=serializers.CharField(max_length=255),
         required=False,
@@ -343,8 +331,8 @@ class CampaignCreateSerializer(CampaignSerializer):
         write_only=True,
         help_text="External ids of pairs that become gold items, expecting the dataset's claim.",
     )
-    gold_rate = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.0)
-    seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
+    gold_rate = api_field(CAMPAIGN["gold_rate"], creating=True)
+    seed = api_field(CAMPAIGN["seed"], creating=True)
     sample_targets = SampleTargetsSerializer(
         required=False,
         write_only=True,
@@ -485,9 +473,7 @@ class PairRowSerializer(VerdictSerializer):
 class AdjudicationSerializer(serializers.ModelSerializer[Adjudication]):
     """A manager's decision on a pair; POST records a new one (the previous becomes history)."""
 
-    decided_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True
-    )
+    decided_by = username_of(allow_null=True)
     reason = serializers.ChoiceField(choices=rule.ADJUDICATION_REASONS)
     note = serializers.CharField(required=False, allow_blank=True, max_length=5000, default="")
 
@@ -566,6 +552,15 @@ class AuditQuerySerializer(QueryParameters):
     )
 
 
+class PaperQuerySerializer(AuditQuerySerializer):
+    run = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),  # a row id
+        required=False,
+        help_text="The reward-model runs the leaderboard ranks (``?run=3&run=5``); by default "
+        "the evaluations page's: the newest run of each model over all pairs.",
+    )
+
+
 class AgreementSerializer(serializers.Serializer):
     resamples = serializers.IntegerField()
     seed = serializers.IntegerField(allow_null=True)
@@ -599,16 +594,25 @@ class AnnotatorProgressSerializer(serializers.Serializer):
     gold_accuracy = serializers.FloatField(allow_null=True)
 
 
-class ProgressSerializer(serializers.Serializer):
-    """Regular items by state (gold items apart), and each annotator's counts."""
+class PlacesSerializer(serializers.Serializer):
+    """Whether a newcomer can still be given work (``campaigns/places.py``)."""
 
-    items_total = serializers.IntegerField()
-    items_complete = serializers.IntegerField()
-    items_in_progress = serializers.IntegerField()
-    items_untouched = serializers.IntegerField()
-    gold_items = serializers.IntegerField()
-    annotations_submitted = serializers.IntegerField()
-    live_reservations = serializers.IntegerField()
+    free_slots = serializers.IntegerField(
+        help_text="Slots of regular pairs no submitted answer or live reservation occupies."
+    )
+    held = serializers.IntegerField(
+        help_text="Items the annotators still at work may yet take within their quota."
+    )
+    left = serializers.IntegerField(
+        help_text="Places for newcomers: free slots less what is held. At 0 the study link and "
+        "the sign-up invite say there are no places left, before consent."
+    )
+
+
+class ProgressSerializer(serializers.Serializer):
+    """Regular items by state (gold items apart), and each annotator's counts: a count for each
+    whole-number field of ``campaigns.progress.CampaignProgress``, then what needs more words."""
+
     percent_complete = serializers.FloatField()
     replacement_slots_filled = serializers.IntegerField(
         help_text="Slots added for answers that left the audit, taken by a submitted answer."
@@ -623,6 +627,15 @@ class ProgressSerializer(serializers.Serializer):
         "for replacements)."
     )
     annotators = AnnotatorProgressSerializer(many=True)
+    places = PlacesSerializer(required=False)
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        counts = {
+            field.name: serializers.IntegerField()
+            for field in dataclasses.fields(CampaignProgress)
+            if field.type is int
+        }
+        return {**counts, **super().get_fields()}
 
 
 class FiniteFloatField(serializers.FloatField):
@@ -631,6 +644,15 @@ class FiniteFloatField(serializers.FloatField):
     def to_representation(self, value: Any) -> Any:
         number = float(value)
         return number if math.isfinite(number) else None
+
+
+def holm_adjusted(p_field: str, use: str) -> serializers.FloatField:
+    """The p-value ``p_field`` Holm-adjusted across a campaign's annotators; ``use`` says what
+    compares it (the help text's end)."""
+    return serializers.FloatField(
+        allow_null=True,
+        help_text=f"{p_field} Holm-adjusted across the campaign's annotators{use}",
+    )
 
 
 class AnnotatorQualitySerializer(serializers.Serializer):
@@ -653,17 +675,11 @@ class AnnotatorQualitySerializer(serializers.Serializer):
         help_text="One-sided Fisher exact p-value that this annotator agrees with the others' "
         "majority less often than everyone else pooled; null with nothing to compare.",
     )
-    agreement_p_holm = serializers.FloatField(
-        allow_null=True,
-        help_text="agreement_p_value Holm-adjusted across the campaign's annotators; the "
-        "agreement mark is set below 0.05.",
-    )
+    agreement_p_holm = holm_adjusted("agreement_p_value", "; the agreement mark is set below 0.05.")
     share_a = serializers.FloatField(allow_null=True)
     position_p_value = serializers.FloatField(allow_null=True)
-    position_p_holm = serializers.FloatField(
-        allow_null=True,
-        help_text="position_p_value Holm-adjusted across the campaign's annotators: the value "
-        "the position-bias mark and position_bias_max_p compare.",
+    position_p_holm = holm_adjusted(
+        "position_p_value", ": the value the position-bias mark and position_bias_max_p compare."
     )
     median_seconds = serializers.FloatField(allow_null=True)
     fast_share = serializers.FloatField(allow_null=True)
@@ -677,15 +693,9 @@ class AnnotatorQualitySerializer(serializers.Serializer):
 
 
 class ExclusionSerializer(serializers.ModelSerializer[AnnotatorExclusion]):
-    annotator: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
-    )
-    excluded_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True
-    )
-    lifted_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True
-    )
+    annotator = username_of()
+    excluded_by = username_of(allow_null=True)
+    lifted_by = username_of(allow_null=True)
 
     class Meta:
         model = AnnotatorExclusion

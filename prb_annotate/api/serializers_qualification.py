@@ -1,12 +1,15 @@
 """Shapes of the practice, qualification and Prolific parts of the API: requests are checked
 here, the rules are the services' (``campaigns/qualification/``, ``campaigns/prolific.py``)."""
 
-from decimal import Decimal
+from dataclasses import fields
 from typing import Any
 
 from rest_framework import serializers
 
+from prb_annotate.api.setting_fields import api_field
 from prb_annotate.campaigns.qualification.rules import EXPECTABLE, MAX_EXPLANATION
+from prb_annotate.campaigns.qualification.setup import OutcomeCounts
+from prb_annotate.campaigns.setting_fields import BONUS_RULE, CAMPAIGN, PASS_RULE
 from prb_annotate.models import QualificationItem, QualificationRecord
 
 QUESTIONS = list(EXPECTABLE)
@@ -14,19 +17,8 @@ OUTCOMES = ["", "not_started", *QualificationRecord.Outcome.values]
 
 
 class PassRuleSerializer(serializers.Serializer):
-    min_correct = serializers.IntegerField(
-        min_value=0,
-        max_value=10_000,
-        allow_null=True,
-        required=False,
-        help_text="Items right to pass; null: every item.",
-    )
-    required_questions = serializers.ListField(
-        child=serializers.ChoiceField(choices=QUESTIONS),
-        max_length=len(QUESTIONS),
-        required=False,
-        help_text="Questions every item must have right (of those it expects).",
-    )
+    min_correct = api_field(PASS_RULE["min_correct"])
+    required_questions = api_field(PASS_RULE["required_questions"])
 
 
 class ExpectedAnswersSerializer(serializers.Serializer):
@@ -75,23 +67,15 @@ class QualificationItemSerializer(serializers.Serializer):
 
 
 class OutcomeCountsSerializer(serializers.Serializer):
-    passed = serializers.IntegerField()
-    failed = serializers.IntegerField()
-    in_progress = serializers.IntegerField()
-    admitted = serializers.IntegerField()
-    not_started = serializers.IntegerField()
+    # The members per qualification outcome: a count per field of setup.OutcomeCounts.
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {field.name: serializers.IntegerField() for field in fields(OutcomeCounts)}
 
 
-class QualificationSettingsSerializer(serializers.Serializer):
+class QualificationSettingsSerializer(PassRuleSerializer):
     """What a PATCH may change: the pass rule and the screen-out URL."""
 
-    min_correct = serializers.IntegerField(
-        min_value=0, max_value=10_000, allow_null=True, required=False
-    )
-    required_questions = serializers.ListField(
-        child=serializers.ChoiceField(choices=QUESTIONS), max_length=len(QUESTIONS), required=False
-    )
-    screen_out_url = serializers.URLField(max_length=1000, allow_blank=True, required=False)
+    screen_out_url = api_field(CAMPAIGN["screen_out_url"])
 
 
 class QualificationSerializer(serializers.Serializer):
@@ -107,11 +91,16 @@ class QualificationSerializer(serializers.Serializer):
     counts = OutcomeCountsSerializer()
 
 
-class AttemptSerializer(serializers.Serializer):
+class AttemptCountsSerializer(serializers.Serializer):
+    """A qualification attempt's items right out of its total, and whether it passed."""
+
     attempt = serializers.IntegerField()
     right = serializers.IntegerField()
     total = serializers.IntegerField()
     passed = serializers.BooleanField()
+
+
+class AttemptSerializer(AttemptCountsSerializer):
     finished_at = serializers.CharField()
 
 
@@ -134,34 +123,10 @@ class AdmitSerializer(serializers.Serializer):
 
 
 class BonusRuleSerializer(serializers.Serializer):
-    per_item = serializers.DecimalField(
-        max_digits=7,
-        decimal_places=2,
-        min_value=Decimal("0.01"),
-        max_value=Decimal("1000"),
-        allow_null=True,
-        required=False,
-        help_text="Paid for each item submitted beyond items_beyond.",
-    )
-    items_beyond = serializers.IntegerField(
-        min_value=0,
-        max_value=1_000_000,
-        allow_null=True,
-        required=False,
-        help_text="Null: the campaign's quota (0 without one).",
-    )
-    gold_amount = serializers.DecimalField(
-        max_digits=7,
-        decimal_places=2,
-        min_value=Decimal("0.01"),
-        max_value=Decimal("1000"),
-        allow_null=True,
-        required=False,
-        help_text="Paid once for gold accuracy of gold_min_accuracy or more.",
-    )
-    gold_min_accuracy = serializers.FloatField(
-        min_value=0.0, max_value=1.0, allow_null=True, required=False
-    )
+    per_item = api_field(BONUS_RULE["per_item"])
+    items_beyond = api_field(BONUS_RULE["items_beyond"])
+    gold_amount = api_field(BONUS_RULE["gold_amount"])
+    gold_min_accuracy = api_field(BONUS_RULE["gold_min_accuracy"])
 
 
 class BonusRuleReadSerializer(BonusRuleSerializer):
@@ -186,13 +151,13 @@ class ItemFeedbackSerializer(serializers.Serializer):
     attempt = serializers.IntegerField()
     correct = serializers.BooleanField()
     questions = QuestionFeedbackSerializer(many=True)
+    answers_shown = serializers.BooleanField(
+        help_text="False after a failed qualification attempt: given and expected are empty, "
+        "since the next attempt asks the same items."
+    )
 
 
-class AttemptResultSerializer(serializers.Serializer):
-    attempt = serializers.IntegerField()
-    right = serializers.IntegerField()
-    total = serializers.IntegerField()
-    passed = serializers.BooleanField()
+class AttemptResultSerializer(AttemptCountsSerializer):
     outcome = serializers.CharField()
 
 

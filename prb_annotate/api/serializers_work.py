@@ -8,6 +8,8 @@ are one field per side and criterion of the campaign, ``quality_A_<criterion>`` 
 
 from rest_framework import serializers
 
+from prb_annotate.audit.rule import DEFAULT_CRITERIA
+
 
 class ScaleSerializer(serializers.Serializer):
     min = serializers.IntegerField()
@@ -57,12 +59,6 @@ class SubmitRequestSerializer(serializers.Serializer):
     """One judgement of the pair, in the A/B orientation the annotator saw (shown here for the
     default criteria)."""
 
-    quality_A_correctness = _rating("A", "correctness")
-    quality_A_relevance = _rating("A", "relevance")
-    quality_A_helpfulness = _rating("A", "helpfulness")
-    quality_B_correctness = _rating("B", "correctness")
-    quality_B_relevance = _rating("B", "relevance")
-    quality_B_helpfulness = _rating("B", "helpfulness")
     rubric_fit = serializers.ChoiceField(choices=["A", "B", "tie"])
     differentiator = serializers.ChoiceField(choices=["preference", "quality", "both", "none"])
     confidence = serializers.ChoiceField(choices=["low", "medium", "high"])
@@ -73,11 +69,22 @@ class SubmitRequestSerializer(serializers.Serializer):
     )
     time_on_task_ms = serializers.IntegerField(min_value=0, required=False)
 
+    def get_fields(self) -> dict[str, serializers.Field]:
+        """The ratings first, one per side and default criterion (``quality_A_correctness``)."""
+        ratings = {
+            f"quality_{side}_{criterion}": _rating(side, criterion)
+            for side in ("A", "B")
+            for criterion in DEFAULT_CRITERIA
+        }
+        return {**ratings, **super().get_fields()}
+
 
 class SubmitResultSerializer(serializers.Serializer):
-    annotation = serializers.IntegerField()
-    assignment = serializers.IntegerField()
-    revision = serializers.IntegerField()
+    """The answer to a submit, read off ``annotating.SubmitResult``."""
+
+    annotation = serializers.IntegerField(source="annotation.pk")
+    assignment = serializers.IntegerField(source="annotation.assignment_id")
+    revision = serializers.IntegerField(source="annotation.revision")
     created = serializers.BooleanField(help_text="False when this client token was seen before.")
     message = serializers.CharField()
 
@@ -87,7 +94,9 @@ class SkipRequestSerializer(serializers.Serializer):
 
 
 class SkipResultSerializer(serializers.Serializer):
-    assignment = serializers.IntegerField()
+    """The skipped assignment."""
+
+    assignment = serializers.IntegerField(source="pk")
     status = serializers.CharField()
 
 

@@ -1,6 +1,6 @@
 """``POST /api/token/``: DRF's token endpoint, throttled like the login page.
 
-The login throttle (``prb_annotate.logins``) applies: a locked username or address gets 429
+The login throttle (``prb_annotate.security.logins``) applies: a locked username or address gets 429
 with ``Retry-After`` and the API's error body, whatever the password.
 """
 
@@ -16,7 +16,7 @@ from rest_framework.response import Response
 
 from prb_annotate.api.authentication import token_expired
 from prb_annotate.api.parsers import JSONParser
-from prb_annotate.logins import LoginLocked, begin_attempt, client_address, is_known
+from prb_annotate.security.logins import LoginLocked, begin_attempt, client_address, is_known
 
 
 class LoginThrottled(exceptions.APIException):

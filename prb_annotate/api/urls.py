@@ -3,7 +3,16 @@
 from django.urls import URLPattern, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from prb_annotate.api import accounts, docs, external, leaderboard, qualification, sampling, views
+from prb_annotate.api import (
+    accounts,
+    docs,
+    external,
+    jobs,
+    leaderboard,
+    qualification,
+    sampling,
+    views,
+)
 from prb_annotate.api.token import obtain_auth_token
 from prb_annotate.models import Campaign
 
@@ -55,6 +64,16 @@ urlpatterns: list[URLPattern] = [
         "campaigns/<row_id:campaign_id>/annotators/",
         accounts.CampaignAnnotators.as_view(),
         name="api_campaign_annotators",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/members/<row_id:annotator_id>/remove/",
+        accounts.CampaignMemberRemove.as_view(),
+        name="api_campaign_member_remove",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/members/<row_id:annotator_id>/set-password-link/",
+        accounts.CampaignMemberSetPasswordLink.as_view(),
+        name="api_campaign_member_set_password_link",
     ),
     path(
         "campaigns/<row_id:campaign_id>/links/<str:link>/rotate/",
@@ -121,6 +140,10 @@ urlpatterns: list[URLPattern] = [
         sampling.CampaignExtendSample.as_view(),
         name="api_campaign_extend_sample",
     ),
+    path("campaigns/<row_id:campaign_id>/jobs/", jobs.CampaignJobs.as_view(), name="api_jobs"),
+    path("jobs/<row_id:job_id>/", jobs.JobDetail.as_view(), name="api_job"),
+    path("jobs/<row_id:job_id>/cancel/", jobs.JobCancel.as_view(), name="api_job_cancel"),
+    path("jobs/<row_id:job_id>/file/", jobs.JobFile.as_view(), name="api_job_file"),
     path(
         "campaigns/<row_id:campaign_id>/leaderboard/",
         leaderboard.CampaignLeaderboard.as_view(),

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, QuerySet
 from django.http import FileResponse, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -22,7 +22,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.exceptions import NotFound
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -32,9 +31,10 @@ from rest_framework.reverse import reverse
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from prb_annotate.access import managed_campaigns
 from prb_annotate.api import serializers as api
 from prb_annotate.api.errors import error_body
+from prb_annotate.api.jobs import JobSerializer, job_accepted
+from prb_annotate.api.negotiation import FileNegotiation
 from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import IsStaff, managed_campaign
 from prb_annotate.api.schema import ImportErrorSerializer
@@ -50,24 +50,28 @@ from prb_annotate.audit.exclusions import (
 )
 from prb_annotate.audit.listing import PairRow
 from prb_annotate.audit.rule import PairVerdict
-from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns.editing import after_changes
+from prb_annotate.campaigns.leaderboard import LeaderboardError
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     add_member,
     create_campaign,
     set_status,
 )
+from prb_annotate.campaigns.places import places
 from prb_annotate.campaigns.planned_sample import SamplePlanError
 from prb_annotate.campaigns.progress import campaign_progress, dashboard_figures
 from prb_annotate.datasets.archives import import_uploaded_file
 from prb_annotate.datasets.importing import ImportFailed
-from prb_annotate.exports.archive import export_zip
-from prb_annotate.exports.export import ExportWriteError
+from prb_annotate.exports.archive import chosen_export_zip, refusal_status
 from prb_annotate.exports.slices import ExportError
+from prb_annotate.jobs import imports
+from prb_annotate.jobs.running import start_dataset_import
 from prb_annotate.models import Adjudication, Campaign, CampaignItem, Dataset, Membership, Pair
 from prb_annotate.paper.inputs import paper_zip
-from prb_annotate.request_limits import too_large_message
+from prb_annotate.security.access import managed_campaigns
+from prb_annotate.security.request_limits import too_large_message
+from prb_annotate.web.pair_search import matching_pairs
 
 MAX_LISTED_PROBLEMS = 100
 T = TypeVar("T")
@@ -146,13 +150,17 @@ class DatasetList(generics.ListAPIView[Dataset]):
         responses={
             201: api.ImportReportSerializer,
             200: api.ImportReportSerializer,
+            202: JobSerializer,
             400: ImportErrorSerializer,
         },
-        description="Import an uploaded .jsonl, .json, .csv or .parquet file, or a .zip of a "
-        "Hugging Face snapshot folder or an export, into the named dataset (created when "
-        "missing). All or nothing: a file with any bad record is refused with 400 and the "
+        description="Import an uploaded .jsonl, .json, .csv, .parquet or .arrow file, or a .zip "
+        "of a Hugging Face snapshot folder, a folder save_to_disk wrote or an export, into the "
+        "named dataset (created when missing), under an optional column mapping (`mapping`, "
+        "JSON text; a bad one is refused with 400 naming every problem). All or nothing: a "
+        "file with any bad record is refused with 400 and the "
         "list of problems (file, line, field), and nothing is written. 201 when records were "
-        "created, 200 when there was nothing new.",
+        "created, 200 when there was nothing new. A file above PRB_BACKGROUND_IMPORT_BYTES is "
+        "imported by a worker instead: 202 with the job, whose result file is this report.",
     )
     def post(self, request: Request) -> Response:
         form = api.DatasetImportSerializer(data=request.data)
@@ -161,12 +169,22 @@ class DatasetList(generics.ListAPIView[Dataset]):
         if upload.size is not None and upload.size > settings.PRB_UPLOAD_MAX_BYTES:
             message = too_large_message()
             return Response(error_body(message, {"file": [message]}), status=413)
+        if imports.in_background(upload.size):  # a large file: a worker imports it
+            job = start_dataset_import(
+                request.user,
+                upload,
+                form.validated_data["name"],
+                update=form.validated_data["update"],
+                mapping=str(request.data.get("mapping") or ""),
+            )
+            return job_accepted(request, job)
         try:
             report = import_uploaded_file(
                 upload.file,
                 upload.name or "",
                 form.validated_data["name"],
                 update=form.validated_data["update"],
+                mapping=form.validated_data["mapping"],
             )
         except ImportFailed as exc:
             return Response(import_failed_body(exc), status=status.HTTP_400_BAD_REQUEST)
@@ -206,17 +224,11 @@ class PairList(generics.ListAPIView[Pair]):
         dataset = get_object_or_404(Dataset, pk=self.kwargs["dataset_id"])
         filters = api.PairFilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        pairs = dataset.pairs.only("id", "external_id", "category", "question")
-        if "category" in filters.validated_data:
-            pairs = pairs.filter(category=filters.validated_data["category"])
-        query = filters.validated_data.get("q", "").strip()
-        if query:
-            pairs = pairs.filter(
-                Q(external_id__icontains=query)
-                | Q(question__icontains=query)
-                | Q(chosen__icontains=query)
-                | Q(rejected__icontains=query)
-            )
+        pairs = matching_pairs(
+            dataset.pairs.only("id", "external_id", "category", "question"),
+            category=filters.validated_data.get("category", ""),
+            query=filters.validated_data.get("q", "").strip(),
+        )
         return pairs.order_by("external_id")
 
 
@@ -259,6 +271,7 @@ class CampaignList(generics.ListCreateAPIView[Campaign]):
     def perform_create(self, serializer: serializers.BaseSerializer[Campaign]) -> None:
         data = dict(serializer.validated_data)
         targets = data.pop("sample_targets", None)
+        planned = None if targets is None else api.planned_sample_input(targets)
         for name in ("practice_pairs", "qualification_pairs"):
             if name in data:
                 data[name] = _as_field(name, partial(creation_choices, data[name]))
@@ -270,7 +283,8 @@ class CampaignList(generics.ListCreateAPIView[Campaign]):
                 data.pop("name"),
                 k=data.pop("annotations_per_pair"),
                 sample=data.pop("sample", None),
-                sample_targets=None if targets is None else PlanTargets(**targets),
+                sample_targets=None if planned is None else planned[0],
+                sample_design=None if planned is None else planned[1],
                 gold_pair_ids=data.pop("gold_pair_ids", ()),
                 gold_rate=data.pop("gold_rate"),
                 seed=data.pop("seed"),
@@ -352,7 +366,8 @@ class CampaignProgressView(APIView):
         progress = replace(
             campaign_progress(campaign), pairs_short_of_answers=pairs_short_of_answers(campaign)
         )
-        return Response(api.ProgressSerializer(progress).data)
+        body = api.ProgressSerializer(progress).data
+        return Response({**body, "places": api.PlacesSerializer(places(campaign)).data})
 
 
 def audit_for(request: Request, campaign: Campaign) -> dict[str, Any]:
@@ -376,13 +391,22 @@ class CampaignAuditPaperView(APIView):
     paragraph (.tex and .md) with references.bib, the figures as PDF and SVG, and
     numbers.json, the data every printed number comes from."""
 
+    content_negotiation_class = FileNegotiation
+
     @extend_schema(
-        parameters=[api.AuditQuerySerializer],
+        parameters=[api.PaperQuerySerializer],
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
     )
     def get(self, request: Request, campaign_id: int) -> HttpResponseBase:
         campaign = managed_campaign(request, campaign_id)
-        content, filename = paper_zip(campaign, audit_for(request, campaign))
+        query = api.PaperQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        try:
+            content, filename = paper_zip(
+                campaign, audit_for(request, campaign), query.validated_data.get("run") or None
+            )
+        except LeaderboardError as error:
+            raise serializers.ValidationError({"run": [str(error)]}) from error
         response = HttpResponse(content, content_type="application/zip")
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
@@ -560,7 +584,7 @@ class _NoFormatOverride:
         return getattr(api_settings, name)
 
 
-class ExportNegotiation(DefaultContentNegotiation):
+class ExportNegotiation(FileNegotiation):
     """On the export endpoint ``?format=`` is the export's file format (jsonl, parquet, csv),
     as in ``export_split --format``; the renderer (for error bodies) comes from Accept."""
 
@@ -581,20 +605,9 @@ class CampaignExportView(APIView):
         query = api.ExportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         try:
-            archive, filename = export_zip(
-                campaign,
-                subset=query.validated_data["subset"],
-                fmt=query.validated_data["format"],
-                with_validation=query.validated_data["with_validation"],
-            )
+            archive, filename = chosen_export_zip(campaign, query.validated_data)
         except ExportError as error:
-            # A full disk on the server is a 503; data the export refuses (a record that
-            # already has a validation field) a 409. Never a 500.
-            full = isinstance(error, ExportWriteError)
-            return Response(
-                error_body(str(error)),
-                status=status.HTTP_503_SERVICE_UNAVAILABLE if full else status.HTTP_409_CONFLICT,
-            )
+            return Response(error_body(str(error)), status=refusal_status(error))
         return FileResponse(
             archive, as_attachment=True, filename=filename, content_type="application/zip"
         )

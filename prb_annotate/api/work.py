@@ -15,8 +15,9 @@ each calls one service that checks access on the way (no read of its own first),
 JSON only, and on PostgreSQL runs as one transaction, authentication included.
 """
 
-from collections.abc import Iterable
-from typing import Any, cast
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any, TypeAlias, cast
 
 from django.contrib.auth.models import User
 from django.http import Http404
@@ -33,7 +34,6 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from prb_annotate.access import annotator_membership_or_404
 from prb_annotate.api import qualification
 from prb_annotate.api import serializers_work as shapes
 from prb_annotate.api.errors import error_body
@@ -44,11 +44,17 @@ from prb_annotate.campaigns.assignment import (
     next_assignment_by_id,
     responses_ab,
 )
-from prb_annotate.campaigns.briefing import needs_consent, record_consent
+from prb_annotate.campaigns.briefing import (
+    CONSENT_FIRST,
+    ConsentFirst,
+    needs_consent,
+    record_consent,
+)
 from prb_annotate.campaigns.progress import annotator_standing
 from prb_annotate.campaigns.qualification.flow import outcome_of
 from prb_annotate.db.plainsql import whole_request_transaction
 from prb_annotate.models import Assignment, Membership
+from prb_annotate.security.access import annotator_membership_or_404
 
 ERROR_STATUS = {
     "invalid": 400,
@@ -56,10 +62,12 @@ ERROR_STATUS = {
     "inactive": 409,
     "submitted": 409,
     "qualification": 403,
+    "consent": 403,
 }
 CONFLICT = "The pair has enough annotations, or the campaign does not take answers now."
 CAMPAIGN_ID = OpenApiParameter("campaign_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 ASSIGNMENT_ID = OpenApiParameter("assignment_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+AssignmentView: TypeAlias = Callable[[Request, int], Response]
 
 
 class JSONOnly(DefaultContentNegotiation):
@@ -77,7 +85,6 @@ def reservation_data(assignment: Assignment) -> dict[str, Any]:
     item = assignment.item
     pair = item.pair
     campaign = assignment.campaign
-    response_a, response_b = responses_ab(assignment)
     return {
         # Gold items are regular to the annotator: nothing tells them apart.
         "kind": "regular",
@@ -88,21 +95,32 @@ def reservation_data(assignment: Assignment) -> dict[str, Any]:
         "total": None,
         "campaign": campaign.pk,
         "question": pair.question,
-        "profile": pair.profile,
-        "rubric_aspects": pair.rubric_aspects,
-        "narrative": pair.narrative,
-        "response_a": response_a,
-        "response_b": response_b,
-        "criteria": list(campaign.quality_criteria),
-        "scale": {"min": 1, "max": campaign.rating_scale_max},
+        # A chat record's turns before its question (datasets/shapes.py); empty otherwise.
+        "context_turns": pair.extra.get("context_turns", []),
+        **qualification.shown_pair(campaign, pair, responses_ab(assignment)),
         "expires_at": assignment.expires_at.isoformat(),
         "submit_url": f"/api/assignments/{assignment.pk}/submit/",
     }
 
 
 def _error(error: SubmitError) -> Response:
-    errors = {field: [message] for field, message in error.field_errors.items()}
-    return Response(error_body(error.message, errors), status=ERROR_STATUS.get(error.code, 400))
+    return qualification.submit_error(error, ERROR_STATUS)
+
+
+def _refusals_answered(view: AssignmentView) -> AssignmentView:
+    """Submit and skip answer a refusal alike: the API's error body for what the service
+    refused, and 404 for an assignment that is not the caller's."""
+
+    @functools.wraps(view)
+    def answered(request: Request, assignment_id: int) -> Response:
+        try:
+            return view(request, assignment_id)
+        except SubmitError as error:
+            return _error(error)
+        except Assignment.DoesNotExist as error:
+            raise Http404("No such assignment.") from error
+
+    return answered
 
 
 @extend_schema(
@@ -118,13 +136,13 @@ def _error(error: SubmitError) -> Response:
 @renderer_classes([JSONRenderer])
 @content_negotiation_class(JSONOnly)
 def next_item(request: Request, campaign_id: int) -> Response:
-    refused = _consent_first(campaign_id, _user(request))
-    if refused is not None:
-        return refused
     try:
-        assignment = next_assignment_by_id(campaign_id, _user(request))
+        # The consent is read in the queue's own statement, not by a query of its own first.
+        assignment = next_assignment_by_id(campaign_id, _user(request), consent_first=True)
     except Membership.DoesNotExist as error:  # not one of its annotators
         raise Http404("No such campaign.") from error
+    except ConsentFirst as owed:
+        return _consent_first(campaign_id, owed)
     except QualificationFirst:
         # Practice or qualification before the queue (or 403 once screened out).
         step = qualification.step_response(request, campaign_id)
@@ -149,23 +167,12 @@ def next_item(request: Request, campaign_id: int) -> Response:
 @api_view(["POST"])
 @renderer_classes([JSONRenderer])
 @content_negotiation_class(JSONOnly)
+@_refusals_answered
 def submit_answers(request: Request, assignment_id: int) -> Response:
     data = request.data if isinstance(request.data, dict) else {}
-    try:
-        result = submit_form(assignment_id, _user(request), data)
-    except SubmitError as error:
-        return _error(error)
-    except Assignment.DoesNotExist as error:
-        raise Http404("No such assignment.") from error
-    annotation = result.annotation
+    result = submit_form(assignment_id, _user(request), data)
     return Response(
-        {
-            "annotation": annotation.pk,
-            "assignment": annotation.assignment_id,
-            "revision": annotation.revision,
-            "created": result.created,
-            "message": result.message,
-        },
+        shapes.SubmitResultSerializer(result).data,
         status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
     )
 
@@ -179,6 +186,7 @@ def submit_answers(request: Request, assignment_id: int) -> Response:
     },
 )
 @api_view(["POST"])
+@_refusals_answered
 def skip_item(request: Request, assignment_id: int) -> Response:
     data = request.data if isinstance(request.data, dict) else {}
     reason = data.get("reason", "")
@@ -186,13 +194,8 @@ def skip_item(request: Request, assignment_id: int) -> Response:
         return Response(
             error_body("Please correct the marked fields.", {"reason": ["Text only."]}), status=400
         )
-    try:
-        skipped = skip(assignment_id, _user(request), reason=reason)
-    except SubmitError as error:
-        return _error(error)
-    except Assignment.DoesNotExist as error:
-        raise Http404("No such assignment.") from error
-    return Response({"assignment": skipped.pk, "status": skipped.status})
+    skipped = skip(assignment_id, _user(request), reason=reason)
+    return Response(shapes.SkipResultSerializer(skipped).data)
 
 
 @extend_schema(parameters=[CAMPAIGN_ID], responses={200: shapes.MyProgressSerializer})
@@ -220,23 +223,12 @@ def my_progress(request: Request, campaign_id: int) -> Response:
     )
 
 
-CONSENT_FIRST = "Accept the campaign's consent text before the first item."
-
-
-def _consent_first(campaign_id: int, user: User) -> Response | None:
-    """403 when the campaign asks for consent this annotator has not given; None otherwise
-    (and when they are not its annotator: the queue answers that)."""
-    membership = (
-        Membership.objects.select_related("campaign")
-        .filter(campaign_id=campaign_id, user_id=user.pk, role=Membership.Role.ANNOTATOR)
-        .first()
-    )
-    if membership is None or not needs_consent(membership):
-        return None
+def _consent_first(campaign_id: int, owed: ConsentFirst) -> Response:
+    """403 for a member who has not accepted the campaign's consent text, with the text."""
     body = error_body(
         CONSENT_FIRST,
         {"consent": [CONSENT_FIRST]},
-        consent_text=membership.campaign.consent_text,
+        consent_text=owed.consent_text,
         consent_url=f"/api/campaigns/{campaign_id}/consent/",
     )
     return Response(body, status=status.HTTP_403_FORBIDDEN)

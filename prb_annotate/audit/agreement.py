@@ -33,6 +33,8 @@ import numpy.typing as npt
 from scipy import stats
 
 from prb_annotate.audit import intervals
+from prb_annotate.audit.phrases import Phrase
+from prb_annotate.audit.words import gettext_noop
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 WeightKind = Literal["identity", "linear", "quadratic", "ordinal"]
@@ -44,6 +46,13 @@ IntArray = npt.NDArray[np.int64]
 WeightArray = IntArray | FloatArray
 
 DEFAULT_RESAMPLES = 1000
+# Which reliability rule of ``intervals`` each coefficient's interval follows.
+RELIABILITY_FAMILY: dict[Coefficient, intervals.Family] = {
+    "alpha": "alpha",
+    "fleiss_kappa": "alpha",
+    "gwet": "gwet",
+    "percent_agreement": "gwet",
+}
 
 
 @dataclass(frozen=True)
@@ -51,8 +60,8 @@ class Estimate:
     """A coefficient with its confidence interval and whether that interval can be trusted.
 
     ``value`` is None when the coefficient is undefined for these data; ``note`` says why.
-    ``method``, ``reliable`` and ``reason`` describe the interval (``intervals.Interval``);
-    they are None and "" when no interval was asked for.
+    ``method``, ``reliable``, ``reason`` and ``centred`` describe the interval
+    (``intervals.Interval``); they are None and "" when no interval was asked for.
     """
 
     value: float | None
@@ -63,6 +72,7 @@ class Estimate:
     method: str | None = None
     reliable: bool | None = None
     reason: str = ""
+    centred: bool | None = None
 
     @classmethod
     def with_interval(cls, value: float, interval: intervals.Interval, note: str) -> Estimate:
@@ -75,6 +85,7 @@ class Estimate:
             method=interval.method,
             reliable=interval.reliable,
             reason=interval.reason,
+            centred=interval.centred,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -87,6 +98,7 @@ class Estimate:
             "method": self.method,
             "reliable": self.reliable,
             "reason": self.reason,
+            "centred": self.centred,
         }
 
 
@@ -132,8 +144,17 @@ def codes_in(domain: FloatArray, values: FloatArray) -> IntArray:
     return order[np.searchsorted(domain, values, sorter=order)].astype(np.int64)
 
 
-NO_PAIRS = "undefined: no unit was rated by two annotators"
-NO_VARIATION = "undefined: every rating has the same value, so agreement by chance is total"
+# The notes a coefficient carries, in the words the report keeps (``phrases.py``).
+NO_PAIRS = gettext_noop("undefined: no unit was rated by two annotators")
+NO_VARIATION = gettext_noop(
+    "undefined: every rating has the same value, so agreement by chance is total"
+)
+UNDEFINED = gettext_noop("undefined for these ratings")
+FLEISS_SUBSET = Phrase(
+    gettext_noop(
+        "computed on the %(kept)s of %(rated)s rated units that have exactly %(ratings)s ratings"
+    )
+)
 
 
 def undefined_reason(counts: IntArray) -> str:
@@ -520,6 +541,8 @@ class Bootstrap:
     resamples: int = DEFAULT_RESAMPLES
     seed: int | None = 0
     method: intervals.Method = intervals.DEFAULT_METHOD
+    # False gives the default method's interval as it was before centring (the bench's "before").
+    centring: bool = True
 
 
 @dataclass
@@ -564,9 +587,8 @@ class AgreementData:
         if len(sizes) == 0 or np.isin(raters[raters > 0], sizes[:1]).all():
             return self.counts, ""
         most = sizes[np.argmax(frequency)]
-        note = (
-            f"computed on the {int(frequency.max())} of {int((raters > 0).sum())} rated units "
-            f"that have exactly {int(most)} ratings"
+        note = FLEISS_SUBSET(
+            kept=int(frequency.max()), rated=int((raters > 0).sum()), ratings=int(most)
         )
         return np.where((raters == most)[:, None], self.counts, 0), note
 
@@ -595,9 +617,7 @@ class AgreementData:
             statistic = self.statistic(coefficient, options)
             point = float(statistic(patterns, sizes[None, :].astype(np.float64))[0])
             if not math.isfinite(point):
-                results.append(
-                    Estimate(value=None, note=_join(note, "undefined for these ratings"))
-                )
+                results.append(Estimate(value=None, note=_join(note, UNDEFINED)))
             elif bootstrap is None or not bootstrap.resamples:
                 results.append(Estimate(value=point, note=note))
             else:
@@ -610,6 +630,8 @@ class AgreementData:
                     resamples=bootstrap.resamples,
                     seed=bootstrap.seed,
                     confidence=confidence,
+                    family=RELIABILITY_FAMILY[coefficient],
+                    centring=bootstrap.centring,
                 )
                 results.append(Estimate.with_interval(point, found, note))
         return results

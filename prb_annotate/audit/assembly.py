@@ -28,6 +28,7 @@ from prb_annotate.audit.rule import (
     Thresholds,
     apply_adjudications,
     counted_annotations,
+    exclusion_effect,
     pair_verdicts,
 )
 from prb_annotate.audit.summaries import (
@@ -90,6 +91,13 @@ def audit_report(
         "consistency": _consistency(flags),
         "verdicts": _verdict_rows(verdicts),
     }
+    if excluded:
+        # The same rule over every answer, the excluded annotators' too: what leaving them out
+        # changed, for the paper's methods paragraph.
+        everyone = apply_adjudications(
+            pair_verdicts(frame, thresholds, items=items), adjudications or {}
+        )
+        report["exclusion_effect"] = exclusion_effect(verdicts, everyone)
     if dawid_skene:
         summary = dawid_skene_summary(counted, verdicts)
         report["dawid_skene"] = summary

@@ -30,8 +30,8 @@ from typing import Any, TypeVar
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
-from prb_annotate.audit.campaign_audit import campaign_audit
-from prb_annotate.audit.exclusions import sync_replacement_slots
+from prb_annotate.audit.campaign_audit import CampaignAudit
+from prb_annotate.audit.exclusions import sync_slots_for
 from prb_annotate.audit.model_answers import ANNOTATOR_MODE
 from prb_annotate.models import (
     Adjudication,
@@ -150,15 +150,13 @@ def cached(
     campaign: Campaign,
     variant: str,
     compute: Callable[[], T],
-    *,
-    before_compute: Callable[[], object] | None = None,
 ) -> T:
     """``compute()``'s result for the campaign, recomputed only when the change stamp moved.
 
-    ``before_compute`` runs first on a recompute (syncing replacement slots, which moves
-    the stamp itself); the stamp is then read again, so the result is kept with the stamp of
-    the state it was computed from (or an older one, which only means one recompute more).
-    The result is shared between requests: callers must not change it.
+    The result is kept with the stamp read before ``compute`` ran, so with the stamp of the
+    state it was computed from or an older one: a compute that writes what the stamp covers
+    (replacement slots synced from its own read) costs one recompute more, never a stale
+    result. The result is shared between requests: callers must not change it.
     """
     key = _result_key(campaign, variant)
     with _kept_lock:
@@ -170,9 +168,6 @@ def cached(
             _kept[key] = (stamp, entry[1])
             _kept.move_to_end(key)
         return entry[1]
-    if before_compute is not None:
-        before_compute()
-        stamp = change_stamp(campaign)
     value = compute()
     with _kept_lock:
         _kept[key] = (stamp, value)
@@ -194,15 +189,25 @@ def forget_audits(campaign: Campaign) -> None:
 
 
 def campaign_audit_cached(
-    campaign: Campaign, *, resamples: int = 1000, seed: int | None = None
+    campaign: Campaign,
+    *,
+    resamples: int = 1000,
+    seed: int | None = None,
+    audit: CampaignAudit | None = None,
 ) -> dict[str, Any]:
-    """``campaign_audit.campaign_audit``, kept until the change stamp moves. A recompute first asks
+    """``CampaignAudit.report``, kept until the change stamp moves. A recompute first asks
     for replacement slots (and withdraws those no longer needed), so that the pairs it
-    reports as waiting can be annotated."""
+    reports as waiting can be annotated; the slots follow who is left out as the report's own
+    read of the answers has it (``audit``, when the caller has one, else a fresh one).
+
+    The report is kept with the stamp read before the answers: slots the recompute raised or
+    withdrew move the stamp, and cost one recompute more, never a stale report.
+    """
     seed = campaign.seed if seed is None else seed
-    return cached(
-        campaign,
-        f"report:{resamples}:{seed}",
-        lambda: campaign_audit(campaign, resamples=resamples, seed=seed),
-        before_compute=lambda: sync_replacement_slots(campaign),
-    )
+    found = audit if audit is not None else CampaignAudit(campaign)
+
+    def compute() -> dict[str, Any]:
+        sync_slots_for(campaign, found.left_out)
+        return found.report(resamples=resamples, seed=seed)
+
+    return cached(campaign, f"report:{resamples}:{seed}", compute)

@@ -20,6 +20,12 @@ LINE = "#d9dee5"
 ACCENT = "#2457c5"
 GOOD = "#1f7a3a"
 BAD = "#b3261e"
+# The pages' font stack (app.css), for a chart read without it: names and categories in any
+# script, Hangul, kana and Han from the first CJK font the reader has.
+FONT_FAMILY = (
+    "system-ui,-apple-system,'Segoe UI','Noto Sans CJK KR','Noto Sans KR','Apple SD Gothic Neo',"
+    "'Malgun Gothic','Noto Sans CJK JP','Noto Sans CJK SC',sans-serif"
+)
 # Each colour as a class (app.css maps it to the page theme, light or dark) and, for a chart
 # read without that stylesheet, the light theme's colour as a presentation attribute.
 INK_FILL = f'class="c-ink" fill="{INK}"'
@@ -65,7 +71,7 @@ def _frame(height: float, title: str, body: list[str]) -> str:
         f'viewBox="0 0 {WIDTH} {height:.0f}" width="100%" '
         # Presentation attributes, not a style attribute: the pages' Content-Security-Policy
         # allows no inline styles (app.css caps the width).
-        'font-family="system-ui,sans-serif" font-size="12">'
+        f'font-family="{FONT_FAMILY}" font-size="12">'
         f"<title>{escape(title)}</title>" + "".join(body) + "</svg>"
     )
 

@@ -164,7 +164,13 @@ def position_counts(campaign: Campaign) -> dict[str, tuple[int, int]]:
 
 
 def left_out_annotators(campaign: Campaign) -> dict[str, str]:
-    """annotator username -> why their answers are out of the audit (a ``quality`` code)."""
+    """annotator username -> why their answers are out of the audit (a ``quality`` code).
+
+    Reads only what the reasons need (the gold items' answers, the answers' positions counted
+    by the database): for a reader that does not hold the campaign's answers, such as an
+    export that reads them a slice at a time. ``left_out_from_frames`` gives the same from
+    frames already read.
+    """
     biased = (
         quality.biased_annotators(position_counts(campaign), campaign.position_bias_max_p)
         if campaign.position_bias_max_p is not None
@@ -175,6 +181,39 @@ def left_out_annotators(campaign: Campaign) -> dict[str, str]:
         below_gold=below_gold(campaign),
         biased=biased,
     )
+
+
+def left_out_from_frames(
+    campaign: Campaign, frame: pd.DataFrame, items: pd.DataFrame
+) -> dict[str, str]:
+    """``left_out_annotators`` from the campaign's frames (``frames.annotations_frame`` and
+    ``frames.items_frame``, every item), so that the answers are not read again."""
+    biased = (
+        quality.biased_annotators(frame_position_counts(frame), campaign.position_bias_max_p)
+        if campaign.position_bias_max_p is not None
+        else set()
+    )
+    gold_rows = frame[frame["item_kind"] == CampaignItem.Kind.GOLD]
+    gold_items = items[items["item_kind"] == CampaignItem.Kind.GOLD]
+    below = (
+        annotators.annotators_below_gold(gold_rows, gold_items, campaign.min_gold_accuracy)
+        if campaign.min_gold_accuracy is not None and not gold_items.empty
+        else set()
+    )
+    return quality.left_out(
+        manager_excluded=manager_excluded(campaign), below_gold=below, biased=biased
+    )
+
+
+def frame_position_counts(frame: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """``position_counts`` from an annotations frame: answers naming A and B on regular items."""
+    rows = frame[frame["item_kind"] == CampaignItem.Kind.REGULAR]
+    fit, shown = rows["rubric_fit"], rows["chosen_position"]
+    names_a = ((fit == CHOSEN) & (shown == A)) | ((fit == REJECTED) & (shown == B))
+    names_b = ((fit == CHOSEN) & (shown == B)) | ((fit == REJECTED) & (shown == A))
+    tallies = pd.DataFrame({"a": names_a.astype(int), "b": names_b.astype(int)})
+    counts = tallies.groupby(rows["annotator"].to_numpy(), sort=False).sum()
+    return {str(name): (int(row.a), int(row.b)) for name, row in counts.iterrows()}
 
 
 def dropped_answers(campaign: Campaign, left_out: Collection[str]) -> dict[int, int]:
@@ -266,7 +305,11 @@ def withdraw_unneeded_replacements(
 def sync_replacement_slots(campaign: Campaign) -> tuple[int, int]:
     """Replacement slots raised where answers left the audit and withdrawn where they came
     back: (items raised, items lowered). Called wherever who is left out may have changed."""
-    left_out = left_out_annotators(campaign)
+    return sync_slots_for(campaign, left_out_annotators(campaign))
+
+
+def sync_slots_for(campaign: Campaign, left_out: dict[str, str]) -> tuple[int, int]:
+    """``sync_replacement_slots`` for who is left out as the caller has read it already."""
     return (
         request_replacement_annotations(campaign, left_out),
         withdraw_unneeded_replacements(campaign, left_out),
@@ -319,15 +362,18 @@ def quality_settings(campaign: Campaign) -> quality.QualitySettings:
 
 
 def campaign_quality(
-    campaign: Campaign, items: pd.DataFrame | None = None, frame: pd.DataFrame | None = None
+    campaign: Campaign,
+    items: pd.DataFrame | None = None,
+    frame: pd.DataFrame | None = None,
+    left_out: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """``quality.annotator_quality`` for the campaign, with who is out of the audit and why.
-    ``items`` and ``frame`` (``frames.items_frame`` / ``annotations_frame``) when the caller
-    has read them already."""
+    ``items``, ``frame`` (``frames.items_frame`` / ``annotations_frame``) and ``left_out`` when
+    the caller has them already; who is left out otherwise comes from the same frames."""
     if items is None:
         items = frames.items_frame(campaign, lengths=False)
     if frame is None:
         frame = frames.annotations_frame(campaign, items)
-    return quality.annotator_quality(
-        frame, items, quality_settings(campaign), left_out_annotators(campaign)
-    )
+    if left_out is None:
+        left_out = left_out_from_frames(campaign, frame, items)
+    return quality.annotator_quality(frame, items, quality_settings(campaign), left_out)

@@ -16,8 +16,17 @@ and reads the statistic's spread:
 
 ``bench/agreement_coverage.py`` measures their coverage on simulated audits and
 ``docs/statistics.md`` quotes the table: ``bayesian_prior`` is the method the audit uses
-(``DEFAULT_METHOD``). Whatever the method, few pairs, an extreme prevalence or many degenerate
-resamples make an interval unreliable (:func:`reliability`), and it says why.
+(``DEFAULT_METHOD``).
+
+What an interval can be trusted with depends on the disagreements it has to read: a
+coefficient is one minus observed over expected disagreement, and with one or two pairs on
+which the annotators disagree no resampling can say how many more a new sample would hold.
+:func:`reliability` therefore counts the pairs with a disagreement and compares them with the
+number each coefficient needs (``NEEDS``, measured per coefficient and number of ratings a
+pair); an audit without a single disagreement says so in words. A reliable AC1 or AC2
+interval of the default method is centred on the estimate it sits beside (the draws shifted
+by the estimate minus their median, ``CENTRED``); alpha's keeps the prior's pull towards
+chance, which is what holds its coverage when disagreements are few (docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -32,6 +41,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
+from prb_annotate.audit.phrases import Phrase
+from prb_annotate.audit.words import gettext_noop
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 # (patterns: groups x values, weights: rows x groups) -> the coefficient for each row.
@@ -39,13 +51,51 @@ Statistic = Callable[[IntArray, FloatArray], FloatArray]
 Method = Literal["percentile", "bca", "bayesian", "bayesian_prior"]
 METHODS: tuple[Method, ...] = ("percentile", "bca", "bayesian", "bayesian_prior")
 DEFAULT_METHOD: Method = "bayesian_prior"
+# How every page, report and paper names each method: one definition (the paper's methods
+# text adds the citations).
+# Marked for translation, kept English in the report (``phrases.py``).
+METHOD_PHRASES: dict[str, str] = {
+    "bayesian_prior": gettext_noop(
+        "Bayesian bootstrap interval over pairs with a weak prior of two "
+        "pseudo-pairs spread over the possible answer patterns"
+    ),
+    "bayesian": gettext_noop("flat-prior Bayesian bootstrap interval over pairs"),
+    "percentile": gettext_noop("percentile bootstrap interval over pairs"),
+    "bca": gettext_noop("bias-corrected and accelerated (BCa) bootstrap interval over pairs"),
+}
+SHORT_NAMES: dict[str, str] = {
+    "bayesian_prior": gettext_noop("Bayesian bootstrap with a weak prior"),
+    "bayesian": gettext_noop("flat-prior Bayesian bootstrap"),
+    "percentile": gettext_noop("percentile bootstrap"),
+    "bca": gettext_noop("BCa bootstrap"),
+}
 
-# The measured limits of the default method (docs/statistics.md): below 30 pairs rated twice,
-# above a prevalence of 0.95, or with more than a fifth of the resamples degenerate, coverage
-# falls short of 0.93 in the simulations and the interval is marked unreliable.
-MIN_UNITS = 30
-MAX_PREVALENCE = 0.95
-MAX_DEGENERATE_SHARE = 0.2
+# Which coefficients share a reliability rule: those whose chance agreement comes from the
+# answers' marginal shares (alpha at every level, Fleiss' kappa) and Gwet's (AC1, AC2, and
+# percent agreement, which has no chance term at all).
+Family = Literal["alpha", "gwet"]
+FAMILY_NAMES: dict[Family, str] = {
+    "alpha": gettext_noop("alpha and kappa"),
+    # xgettext:no-python-format
+    "gwet": gettext_noop("AC1, AC2 and % agreement"),
+}
+# What an interval needs before it is called reliable, per family and ratings a pair (2, or 3
+# and more): (pairs with a disagreement, pairs rated twice), the smallest needs under which no
+# cell of bench/agreement_coverage.py's grid had its reliable intervals cover less than 0.93
+# by more than the Monte-Carlo error (docs/statistics.md); below its 20 pairs nothing was
+# measured. More pairs with a disagreement did not help: it keeps the audits whose estimate
+# happens to be low.
+NEEDS: dict[tuple[Family, int], tuple[int, int]] = {
+    ("alpha", 2): (1, 60),
+    ("alpha", 3): (1, 100),
+    ("gwet", 2): (1, 20),
+    ("gwet", 3): (1, 20),
+}
+# Whether a reliable interval is centred on its estimate. Not alpha's: when one answer
+# dominates its estimate is itself far too high or too low, and the prior's pull is what holds
+# the interval's coverage (centred, careful annotators at prevalence 0.95-0.97 were covered
+# 0.84 at 60 pairs instead of 0.95; docs/statistics.md).
+CENTRED: dict[Family, bool] = {"alpha": False, "gwet": True}
 # Total weight of the prior pseudo-units of ``bayesian_prior`` (two units' worth: one
 # pulled too little at prevalence 0.95, four pulled careful pools too far; docs/statistics.md).
 PRIOR_WEIGHT = 2.0
@@ -57,8 +107,11 @@ PERFECT = 1.0 - 1e-9
 class Interval:
     """A confidence interval and the evidence for trusting it.
 
-    ``reason`` always gives the figures the verdict rests on (pairs rated twice, prevalence,
-    share of degenerate resamples) and, when ``reliable`` is False, which limit they cross.
+    ``reason`` always gives the figures the verdict rests on (pairs rated twice, pairs with a
+    disagreement, what the coefficient needs) and, when ``reliable`` is False, says in words
+    what is missing. ``centred``: the draws were shifted to centre the interval on the
+    estimate. ``degenerate_share`` (draws without disagreement or undefined) is for reading
+    only: the prior's pseudo-pairs make almost every draw non-degenerate, so it decides nothing.
     """
 
     low: float | None
@@ -68,6 +121,7 @@ class Interval:
     reason: str
     resamples: int
     degenerate_share: float
+    centred: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +132,7 @@ class Interval:
             "reason": self.reason,
             "resamples": self.resamples,
             "degenerate_share": self.degenerate_share,
+            "centred": self.centred,
         }
 
 
@@ -99,25 +154,129 @@ def prevalence(patterns: IntArray, sizes: IntArray) -> float | None:
     return float(totals.max() / totals.sum())
 
 
-def reliability(units: int, share: float | None, degenerate_share: float) -> tuple[bool, str]:
-    """(reliable, reason): the measured limits of ``DEFAULT_METHOD`` (module constants)."""
-    figures = (
-        f"n = {units} pairs rated twice, prevalence "
-        f"{'undefined' if share is None else f'{share:.2f}'}, "
-        f"{degenerate_share:.0%} of resamples degenerate"
-    )
-    failures = []
-    if units < MIN_UNITS:
-        failures.append(f"fewer than {MIN_UNITS} pairs")
-    if share is not None and share > MAX_PREVALENCE:
-        failures.append(f"prevalence above {MAX_PREVALENCE:.2f}")
-    if degenerate_share > MAX_DEGENERATE_SHARE:
-        failures.append(
-            f"more than {MAX_DEGENERATE_SHARE:.0%} of resamples without disagreement or undefined"
+def disagreeing_units(patterns: IntArray, sizes: IntArray) -> int:
+    """Units rated twice or more whose ratings are not all the same value."""
+    raters = patterns.sum(axis=1)
+    split = (raters >= 2) & (patterns.max(axis=1) < raters)
+    return int(sizes[split].sum())
+
+
+def ratings_per_unit(patterns: IntArray, sizes: IntArray) -> int:
+    """The most common number of ratings among the units rated twice or more (0 if none)."""
+    raters = patterns.sum(axis=1)
+    pairable = raters >= 2
+    if not pairable.any():
+        return 0
+    return int(np.argmax(np.bincount(raters[pairable], weights=sizes[pairable])))
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What an agreement interval has to read: pairs rated twice or more, how many of them hold
+    a disagreement, and the usual number of ratings a pair."""
+
+    units: int
+    disagreeing: int
+    raters: int
+
+    @classmethod
+    def of(cls, patterns: IntArray, sizes: IntArray) -> Evidence:
+        return cls(
+            pairable_units(patterns, sizes),
+            disagreeing_units(patterns, sizes),
+            ratings_per_unit(patterns, sizes),
         )
-    if failures:
-        return False, f"{'; '.join(failures)} ({figures})"
+
+
+def needed(family: Family, raters: int) -> tuple[int, int]:
+    """(pairs with a disagreement, pairs rated twice) a reliable interval needs; more than
+    three ratings a pair take the rule measured at three."""
+    return NEEDS[family, measured_raters(raters)]
+
+
+def measured_raters(raters: int) -> int:
+    """The ratings a pair whose measured rule applies: 2, or 3 for three and more."""
+    return min(max(raters, 2), 3)
+
+
+# Why an interval is or is not trusted, in the words the report keeps (``phrases.py``).
+NO_UNITS = gettext_noop("no pair was rated by two annotators, so nothing can be compared")
+NO_SPLIT = Phrase(
+    gettext_noop(
+        "no two annotators disagreed on any of the %(units)s pairs rated twice or more: "
+        "agreement may be perfect, but these pairs cannot show how much lower it could be"
+    )
+)
+FIGURES = {
+    # One pair with a disagreement, or several: two sentences, so that each reads right.
+    True: Phrase(
+        gettext_noop(
+            "%(split)s of the %(units)s pairs rated twice or more hold a disagreement; "
+            "%(family)s need at least %(least_split)s pair with a disagreement and "
+            "%(least_units)s pairs with %(raters)s ratings a pair"
+        )
+    ),
+    False: Phrase(
+        gettext_noop(
+            "%(split)s of the %(units)s pairs rated twice or more hold a disagreement; "
+            "%(family)s need at least %(least_split)s pairs with a disagreement and "
+            "%(least_units)s pairs with %(raters)s ratings a pair"
+        )
+    ),
+}
+TOO_FEW_SPLIT = Phrase(
+    gettext_noop("too few pairs with a disagreement to trust the interval: %(figures)s")
+)
+TOO_FEW_UNITS = Phrase(gettext_noop("too few pairs rated twice to trust the interval: %(figures)s"))
+UNRELIABLE = Phrase(gettext_noop("unreliable: %(reason)s"))
+RULE_NEEDS = gettext_noop("%(split)s of %(units)s pairs with %(raters)s ratings a pair")
+RULE_FAMILY = gettext_noop("%(family)s: %(needs)s; %(centred)s")
+RULE_CENTRED = {True: gettext_noop("centred on the estimate"), False: gettext_noop("not centred")}
+RULE = gettext_noop("an interval is reliable when enough pairs hold a disagreement: %(families)s")
+
+
+def reliability(family: Family, evidence: Evidence) -> tuple[bool, str]:
+    """(reliable, reason in plain words): the measured needs of ``DEFAULT_METHOD``."""
+    units, split = evidence.units, evidence.disagreeing
+    if units == 0:
+        return False, NO_UNITS
+    if split == 0:
+        return False, NO_SPLIT(units=units)
+    least_split, least_units = needed(family, evidence.raters)
+    figures = FIGURES[least_split == 1](
+        split=split,
+        units=units,
+        family=FAMILY_NAMES[family],
+        least_split=least_split,
+        least_units=least_units,
+        raters=measured_raters(evidence.raters),
+    )
+    if split < least_split:
+        return False, TOO_FEW_SPLIT(figures=figures)
+    if units < least_units:
+        return False, TOO_FEW_UNITS(figures=figures)
     return True, figures
+
+
+def rule_text(words: Callable[[str], str] = str) -> str:
+    """The reliability rule in one clause, rendered from ``NEEDS`` and ``CENTRED``; ``words``
+    translates each of its words (``gettext`` for a page; English by default)."""
+    parts = []
+    for family, name in FAMILY_NAMES.items():
+        needs = [
+            words(RULE_NEEDS) % {"split": split, "units": units, "raters": raters}
+            for raters in (2, 3)
+            for split, units in [NEEDS[family, raters]]
+        ]
+        parts.append(
+            words(RULE_FAMILY)
+            % {
+                "family": words(name),
+                "needs": ", ".join(needs),
+                "centred": words(RULE_CENTRED[CENTRED[family]]),
+            }
+        )
+    return words(RULE) % {"families": "; ".join(parts)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -224,31 +383,23 @@ def interval(
     resamples: int = 1000,
     seed: int | None = 0,
     confidence: float = 0.95,
+    family: Family = "alpha",
+    centring: bool = True,
 ) -> Interval:
     """The ``method`` interval of the coefficient ``statistic`` around ``point``.
 
-    The interval is widened (never narrowed) to hold ``point``: with few units the resamples
-    can be so skewed that it would miss the number printed beside it. Undefined resamples are
-    left out of the quantiles and counted as degenerate, as are those without disagreement.
+    ``family`` picks the reliability rule (:func:`reliability`). A reliable ``bayesian_prior``
+    interval is centred on ``point`` when ``centring`` (the bench turns it off to show the
+    interval before); any interval is then widened (never narrowed) to hold ``point``.
+    Undefined resamples are left out of the quantiles; they and those without disagreement are
+    counted in ``degenerate_share``, which is reported but decides nothing.
     """
     rng = np.random.default_rng(seed)
-    total = float(sizes.sum())
-    drawn_patterns = patterns
-    if method in ("percentile", "bca"):
-        weights = multinomial_weights(sizes, resamples, rng)
-    elif method == "bayesian":
-        weights = dirichlet_weights(sizes.astype(np.float64), total, resamples, rng)
-    elif method == "bayesian_prior":
-        drawn_patterns, shapes = with_prior_patterns(patterns, sizes)
-        weights = dirichlet_weights(shapes, total, resamples, rng)
-    else:
-        raise ValueError(f"unknown interval method {method!r}")
+    drawn_patterns, weights = _draw(method, patterns, sizes, resamples, rng)
     samples = statistic(drawn_patterns, weights)
     finite = samples[np.isfinite(samples)]
     degenerate = 1.0 - float((np.isfinite(samples) & (samples < PERFECT)).mean())
-    reliable, reason = reliability(
-        pairable_units(patterns, sizes), prevalence(patterns, sizes), degenerate
-    )
+    reliable, reason = reliability(family, Evidence.of(patterns, sizes))
     if len(finite) == 0 or not math.isfinite(point):
         return Interval(None, None, method, False, reason, 0, degenerate)
     tail = (1 - confidence) / 2
@@ -265,12 +416,37 @@ def interval(
             reason += "; jackknife undefined, percentile levels used"
         else:
             levels = adjusted
+    centred = centring and reliable and CENTRED[family] and method == "bayesian_prior"
+    if centred:
+        finite = np.minimum(finite + (point - float(np.median(finite))), 1.0)
     low, high = _quantiles(finite, levels)
     return Interval(
-        min(low, point), max(high, point), method, reliable, reason, len(finite), degenerate
+        min(low, point),
+        max(high, point),
+        method,
+        reliable,
+        reason,
+        len(finite),
+        degenerate,
+        centred,
     )
+
+
+def _draw(
+    method: Method, patterns: IntArray, sizes: IntArray, resamples: int, rng: np.random.Generator
+) -> tuple[IntArray, FloatArray]:
+    """The answer patterns the draws weight, and the rows of weights ``method`` draws."""
+    total = float(sizes.sum())
+    if method in ("percentile", "bca"):
+        return patterns, multinomial_weights(sizes, resamples, rng)
+    if method == "bayesian":
+        return patterns, dirichlet_weights(sizes.astype(np.float64), total, resamples, rng)
+    if method == "bayesian_prior":
+        drawn_patterns, shapes = with_prior_patterns(patterns, sizes)
+        return drawn_patterns, dirichlet_weights(shapes, total, resamples, rng)
+    raise ValueError(f"unknown interval method {method!r}")
 
 
 def unreliable_text(reason: str) -> str:
     """How an interval that cannot be trusted is shown in place of its bounds."""
-    return f"unreliable: {reason}"
+    return UNRELIABLE(reason=reason)

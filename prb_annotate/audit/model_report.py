@@ -3,18 +3,9 @@
 from collections.abc import Mapping
 from typing import Any
 
-from prb_annotate import formatting
+from prb_annotate.formats import numbers
 
 DASH = "—"
-
-
-def _share(entry: Mapping[str, Any]) -> str:
-    if entry.get("share") is None:
-        return f"{DASH} (0/0)"
-    return (
-        f"{formatting.percent(entry['share'])} [{formatting.percent(entry['ci_low'])}, "
-        f"{formatting.percent(entry['ci_high'])}] ({entry['count']}/{entry['total']})"
-    )
 
 
 def _alpha(value: float | None) -> str:
@@ -30,7 +21,7 @@ def rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
             "asked": question["pairs_asked"],
             "without_answer": question["pairs_without_model_answer"],
             "unparsed": run["replies"].get(question["question"], {}).get("unparsed", 0),
-            "agreement": _share(question["agrees_with_majority"]),
+            "agreement": numbers.share(question["agrees_with_majority"]),
             "alpha_humans": _alpha(question["alpha_humans"]),
             "alpha_with_model": _alpha(question["alpha_with_model"]),
         }

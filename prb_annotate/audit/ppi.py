@@ -113,8 +113,20 @@ def moments(table: AgreementTable, pseudo: float = 0.0) -> Moments | None:
     )
 
 
+def constant_model(table: AgreementTable) -> bool:
+    """Whether the model gave one verdict on every sampled pair: then its answers carry no
+    information about the humans', whatever the pseudo-pairs would suggest."""
+    return table.model_validated in (0, table.pairs)
+
+
 def tuned_lambda(table: AgreementTable) -> float:
-    """The power-tuned weight on the model: S_yf / S_f^2 from the shrunk table, in [0, 1]."""
+    """The power-tuned weight on the model: S_yf / S_f^2 from the shrunk table, in [0, 1].
+
+    0 for a model constant on the sample: the pseudo-pairs would give it a variance and a
+    covariance it does not have (1 to 4 % narrower than the humans' interval, measured), and
+    a model that says the same of every pair cannot tell the humans anything."""
+    if constant_model(table):
+        return 0.0
     found = moments(table, PSEUDO_PAIRS_PER_CELL)
     if found is None or found.var_f <= 0:
         return 0.0
@@ -125,6 +137,8 @@ def residual_share(table: AgreementTable, weight: float | None = None) -> float:
     """r = S_{y - lambda f}^2 / S_y^2 on the shrunk table: the share of the humans' variance
     left once the model's answers are used (1: no help; 0: the model is the humans)."""
     weight = tuned_lambda(table) if weight is None else weight
+    if constant_model(table) or weight == 0:
+        return 1.0
     found = moments(table, PSEUDO_PAIRS_PER_CELL)
     if found is None or found.var_y <= 0:
         return 1.0
@@ -156,11 +170,23 @@ def human_pairs_worth(size: float, population: int) -> float:
     return size * population / (population - 1 + size)
 
 
-def _interval(share: float, size: float, confidence: float, sample: int) -> dict[str, Any]:
+# PPI++ read through Wilson at the effective size with a continuity correction (above).
+PPI_METHOD = "ppi_wilson_cc"
+
+
+def effective_interval(
+    share: float, size: float, confidence: float, sample: int, method: str = PPI_METHOD
+) -> dict[str, Any]:
     """Wilson at the effective size with the humans-only estimate's continuity correction
     (half a pair of the human sample), so that a useless model gives the humans' interval."""
     low, high = sampling.wilson(share, size, confidence, sampling.half_step(sample))
-    return {"share": share, "ci_low": low, "ci_high": high, "half_width": (high - low) / 2}
+    return {
+        "share": share,
+        "ci_low": low,
+        "ci_high": high,
+        "half_width": (high - low) / 2,
+        "method": method,
+    }
 
 
 def _none() -> dict[str, Any]:
@@ -194,7 +220,7 @@ def stratum_estimate(stratum: PPIStratum, confidence: float = 0.95) -> dict[str,
         **row,
         "lambda": weight,
         "residual_share": residual,
-        "ppi": _interval(min(1.0, max(0.0, estimate)), size, confidence, n),
+        "ppi": effective_interval(min(1.0, max(0.0, estimate)), size, confidence, n),
         "effective_size": size,
         "worth": human_pairs_worth(size, stratum.population),
     }
@@ -206,8 +232,8 @@ def ppi_estimate(strata: Sequence[PPIStratum], confidence: float = 0.95) -> dict
     rows = [stratum_estimate(stratum, confidence) for stratum in strata]
     return {
         "confidence": confidence,
-        "per_category": [_finite(row) for row in rows],
-        "overall": _finite(_overall(strata, rows, confidence)),
+        "per_category": [json_finite(row) for row in rows],
+        "overall": json_finite(_overall(strata, rows, confidence)),
     }
 
 
@@ -233,7 +259,7 @@ def _overall(
     weights = [s.population / total for s in strata]
     share = sum(w * row["ppi"]["share"] for w, row in zip(weights, rows, strict=True))
     # S_y^2 from the shrunk share, times each category's variance factor.
-    spread = [_spread(s) for s in strata]
+    spread = [human_spread(s) for s in strata]
     variance = sum(
         w**2 * spread_h * variance_factor(s.sample.pairs, s.model_pairs, s.population, row_r)
         for w, spread_h, s, row_r in zip(
@@ -247,7 +273,7 @@ def _overall(
     size = math.inf if variance == 0 else smooth * (1 - smooth) / variance
     return {
         **found,
-        "ppi": _interval(share, size, confidence, sampled),
+        "ppi": effective_interval(share, size, confidence, sampled),
         "worth": _overall_worth(strata, weights, spread, variance),
     }
 
@@ -259,7 +285,7 @@ def _model_only(strata: Sequence[PPIStratum]) -> float | None:
     return sum(s.population / total * s.model_validated / s.model_pairs for s in strata)
 
 
-def _spread(stratum: PPIStratum) -> float:
+def human_spread(stratum: PPIStratum) -> float:
     """S_y^2 = N / (N - 1) p q at the shrunk human share."""
     share = sampling.shrunk_share(stratum.sample.human_validated, stratum.sample.pairs)
     population = stratum.population
@@ -280,14 +306,14 @@ def _overall_worth(
     return min(float(total), sampled * a / (variance + b))
 
 
-def _finite(value: Any) -> Any:
+def json_finite(value: Any) -> Any:
     """Infinite effective sizes written as None, so JSON never carries Infinity."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, Mapping):
-        return {key: _finite(item) for key, item in value.items()}
+        return {key: json_finite(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_finite(item) for item in value]
+        return [json_finite(item) for item in value]
     return value
 
 

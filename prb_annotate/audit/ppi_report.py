@@ -3,6 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
+from prb_annotate.audit import ppi_designs
 from prb_annotate.audit.sample_report import DASH, interval, percent, points
 
 
@@ -40,6 +41,58 @@ def planning_rows(planning: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     ]
 
 
+def recalibrated_context(entry: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The estimate on the model's probabilities, its method named from the entry; None where
+    the run kept no probabilities."""
+    if not entry:
+        return None
+    if not entry["available"]:
+        return {"available": False, "reason": entry["reason"]}
+    method = ppi_designs.METHODS[entry["method"]]
+
+    def row(label: str, estimate: Mapping[str, Any], sample: int) -> dict[str, Any]:
+        return {
+            "label": label,
+            "sample": sample,
+            "estimate": interval(estimate),
+            "half_width": points(estimate["half_width"]),
+        }
+
+    overall = entry["overall"]
+    return {
+        "available": True,
+        "method": method.words,
+        "citations": method.citations,
+        "overall": row("whole dataset", overall["estimate"], overall["sample_pairs"]),
+        "rows": [
+            row(item["category"] or "(no category)", item["estimate"], item["sample_pairs"])
+            for item in entry["per_category"]
+        ],
+        "planning": design_planning(entry.get("planning")),
+    }
+
+
+def design_planning(planning: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The human pairs each design expects for the plan's targets, as rows to show."""
+    if not planning:
+        return None
+    rows = [
+        {"label": row["category"] or "(no category)", **_designs(row)}
+        for row in planning.get("per_category", [])
+    ]
+    if "overall" in planning:
+        rows.append({"label": "whole dataset", **_designs(planning["overall"])})
+    return {
+        "category_half_width": points(planning.get("category_half_width")),
+        "half_width": points(planning.get("half_width")),
+        "rows": rows,
+    }
+
+
+def _designs(row: Mapping[str, Any]) -> dict[str, str]:
+    return {name: _pairs(row[name]) for name in ppi_designs.DESIGNS}
+
+
 def context(report: Mapping[str, Any]) -> dict[str, Any] | None:
     section = report.get("ppi")
     if not section:
@@ -64,6 +117,7 @@ def context(report: Mapping[str, Any]) -> dict[str, Any] | None:
             for row in section["per_category"]
         ],
         "planning": planning_rows(planning),
+        "recalibrated": recalibrated_context(section.get("recalibrated")),
         "planning_half_width": points(planning["half_width"]) if planning else DASH,
         "planning_totals": (
             {"humans_only": planning["humans_only"], "with_model": planning["with_model"]}
@@ -93,10 +147,33 @@ def lines(report: Mapping[str, Any]) -> list[str]:
             f"{row['population']} pairs, agrees on {row['agreement']} of {row['sample']} "
             f"sampled; worth {row['worth']} human pairs"
         )
+    found += _recalibrated_lines(shown["recalibrated"])
     if shown["planning_totals"]:
         totals = shown["planning_totals"]
         found.append(
             f"  planning at {shown['planning_half_width']} per category: "
             f"{totals['with_model']} human pairs with the model, {totals['humans_only']} without"
         )
+    return found
+
+
+def _recalibrated_lines(shown: Mapping[str, Any] | None) -> list[str]:
+    if shown is None:
+        return []
+    if not shown["available"]:
+        return [f"  on the model's probabilities: none ({shown['reason']})"]
+    found = [f"  on the model's probabilities: {shown['method']} ({shown['citations']})"]
+    for row in [shown["overall"], *shown["rows"]]:
+        found.append(f"    {row['label']}: {row['estimate']} (half-width {row['half_width']})")
+    planning = shown["planning"]
+    if planning:
+        found.append(
+            f"  human pairs expected (per category at {planning['category_half_width']}, "
+            f"overall at {planning['half_width']}), the probabilities recalibrated on this pilot:"
+        )
+        found += [
+            f"    {row['label']}: humans only {row['humans_only']}, recalibrated "
+            f"{row[ppi_designs.UNIFORM]}, active {row[ppi_designs.ACTIVE]}"
+            for row in planning["rows"]
+        ]
     return found

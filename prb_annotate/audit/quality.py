@@ -21,8 +21,12 @@ perfectly and when a campaign has many annotators:
   with the others against everyone else's pooled (:func:`agreement_tests`), Holm-corrected
   across the annotators. A modified z-score is undefined there: one 0.95 beside three 1.00
   scored minus infinity and marked an honest annotator.
-- **position bias**: the exact binomial p-value, Holm-corrected across the annotators, for the
-  mark and for leaving annotators out (``biased_annotators``).
+- **position bias**: how often the annotator answers the side the others' majority did not
+  take, by the side that majority is on: a two-sided Fisher exact test of that 2 x 2 table,
+  corrected across the annotators by Tarone's method for discrete tests (``POSITION_TEST``,
+  whose words every page and the bench print); or the exact binomial A-share p-value,
+  Holm-corrected across the annotators, which is also what leaving annotators out reads
+  (``biased_annotators``).
 - **straight-lining**: one rating everywhere is what a careful annotator gives two excellent
   answers, PRB's premise; it is marked only when another signal (too fast, low gold
   accuracy, disagreement) marks the same annotator.
@@ -40,46 +44,178 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from scipy import stats
 
 from prb_annotate.audit import agreement
 from prb_annotate.audit.annotators import gold_results
+from prb_annotate.audit.phrases import Phrase
 from prb_annotate.audit.questions import NOMINAL_QUESTIONS, question_domain, ratings_matrix
-from prb_annotate.audit.rule import counted_annotations
+from prb_annotate.audit.rule import RUBRIC_FIT, counted_annotations
+from prb_annotate.audit.words import gettext_noop
 
 # Why annotations leave the audit, most decisive first.
 MANAGER_EXCLUDED = "manager_excluded"
 LOW_GOLD_ACCURACY = "low_gold_accuracy"
 POSITION_BIAS = "position_bias"
+# Marked for translation, kept English in the report and the files (``phrases.py``).
 LEFT_OUT_REASONS = {
-    MANAGER_EXCLUDED: "excluded by a manager",
-    LOW_GOLD_ACCURACY: "gold accuracy below the campaign's minimum",
-    POSITION_BIAS: "share of A answers biased beyond the campaign's p-value threshold",
+    MANAGER_EXCLUDED: gettext_noop("excluded by a manager"),
+    LOW_GOLD_ACCURACY: gettext_noop("gold accuracy below the campaign's minimum"),
+    POSITION_BIAS: gettext_noop(
+        "share of A answers biased beyond the campaign's p-value threshold"
+    ),
 }
 
 # The family-wise error rate of the agreement mark across a campaign's annotators.
 AGREEMENT_MARK_P = 0.05
+FIT_CODES = [float(code) for code in range(len(RUBRIC_FIT))]
 # Fixed marks on the other measures (the p-value mark when the campaign sets no threshold).
 POSITION_P_MARK = 0.01
 FAST_SHARE_MARK = 0.5
 STRAIGHT_LINING_MARK = 0.5
 GOLD_ACCURACY_MARK = 0.7
-OUTLIER_RULES = {
-    "gold_accuracy": f"gold accuracy below {GOLD_ACCURACY_MARK:.0%} (or the campaign's minimum)",
+
+
+@dataclass(frozen=True)
+class HonestSpread:
+    """The agreement mark on honest pools whose error rates differ, measured by
+    ``bench/agreement_coverage.py --part marks`` (docs/statistics.md): the share of campaigns
+    in which it marks someone, lowest and highest over pools of ``annotators`` and campaigns
+    of ``pairs``, and the share of its marks that fall on the pool's least careful member
+    (lowest and highest)."""
+
+    error_low: float
+    error_high: float
+    annotators: tuple[int, int]
+    pairs: tuple[int, int]
+    marked: tuple[float, float]
+    least_careful: tuple[float, float]
+
+    def note(self) -> str:
+        return HONEST_NOTE(**self.figures())
+
+    def figures(self) -> dict[str, str]:
+        return {
+            "error_low": f"{self.error_low:.0%}",
+            "error_high": f"{self.error_high:.0%}",
+            "marked": f"{self.marked[0]:.0%}-{self.marked[1]:.0%}",
+            "annotators": f"{self.annotators[0]}-{self.annotators[1]}",
+            "pairs": f"{self.pairs[0]}-{self.pairs[1]}",
+            "least_careful": f"{self.least_careful[0]:.0%}-{self.least_careful[1]:.0%}",
+        }
+
+
+HONEST_NOTE = Phrase(
+    gettext_noop(
+        "it tests that an annotator agrees less than the others, not that they answer "
+        "carelessly or dishonestly: with honest annotators whose error rates range from "
+        "%(error_low)s to %(error_high)s, it marks one of them in %(marked)s of campaigns "
+        "(%(annotators)s annotators, %(pairs)s pairs), the least careful one in "
+        "%(least_careful)s of those marks: a marked annotator may simply be the least careful "
+        "honest one"
+    )
+)
+
+
+HONEST_SPREAD = HonestSpread(0.01, 0.10, (4, 10), (100, 400), (0.06, 0.512), (0.44, 0.83))
+
+
+POSITION_WORDS = Phrase(
+    gettext_noop(
+        "%(test)s, corrected across the annotators by %(correction)s (a Bonferroni "
+        "correction over the annotators whose answers could reach the level), p < %(level)s"
+    )
+)
+
+
+@dataclass(frozen=True)
+class PositionTest:
+    """The position mark's test against the others' majority, and the words it is printed with.
+
+    Per annotator, a two-sided Fisher exact test of how often they answer the side the others'
+    majority did not take, when that majority is on B against when it is on A
+    (:func:`position_deviations`). Counterbalancing puts the chosen answer on either side at
+    random, so an honest annotator, careful or not, errs towards A and towards B alike; a
+    position bias errs one way. The annotator's own error rate cancels, so a careless honest
+    annotator is not marked for position.
+
+    Across the annotators, Tarone's (1990) correction for discrete tests: conditional on its
+    table's margins, an annotator's test can reach only a few p-values, and one with two
+    answers against the majority can never go below 0.05. Tarone's family size ``K`` is the
+    smallest k such that at most k annotators could reach ``level`` / k, and the adjusted
+    p-value is ``min(1, K p)``: a Bonferroni correction over the annotators who could be
+    marked at all, which keeps the chance of marking any honest annotator within ``level``
+    (the margins are what the test conditions on). Holm over every annotator paid for the
+    careful ones who could never be marked, and found a 35 % biased annotator beside six
+    careful ones in 44 % of campaigns at 40 answers each (78 % now, bench/agreement_coverage.py).
+    """
+
+    level: float = 0.05
+    test: str = gettext_noop("two-sided Fisher exact test")
+    correction: str = gettext_noop("Tarone's correction for discrete tests")
+    short: str = "Tarone"
+
+    def words(self) -> str:
+        """What the mark tests and how it is corrected, as the pages and rules print it."""
+        return POSITION_WORDS(test=self.test, correction=self.correction, level=self.level)
+
+    def tests(self, deviations: np.ndarray) -> list[tuple[float | None, float | None]]:
+        """Per annotator (a row of :func:`position_deviations`): (p-value, adjusted p-value).
+        None without answers on both sides."""
+        outcomes = [_side_test(*row) for row in deviations.tolist()]
+        family = tarone_family([least for _, least in outcomes], self.level)
+        return [
+            (None, None) if p_value is None else (p_value, min(1.0, family * p_value))
+            for p_value, _ in outcomes
+        ]
+
+
+POSITION_TEST = PositionTest()
+# Each mark's rule: its words (marked for translation) and their figures; ``OUTLIER_RULES`` in
+# English, as the report and the files keep them (a page shows ``Phrase.shown``).
+OUTLIER_RULE_PHRASES: dict[str, tuple[Phrase, dict[str, object]]] = {
+    "gold_accuracy": (
+        Phrase(gettext_noop("gold accuracy below %(mark)s (or the campaign's minimum)")),
+        {"mark": f"{GOLD_ACCURACY_MARK:.0%}"},
+    ),
     "agreement": (
-        "agrees with the others' majority less often than the rest do (one-sided Fisher exact "
-        f"test, Holm-corrected across the annotators, p < {AGREEMENT_MARK_P})"
+        Phrase(
+            gettext_noop(
+                "agrees less than the others: matches the others' majority less often than the "
+                "rest do (one-sided Fisher exact test, Holm-corrected across the annotators, "
+                "p < %(level)s); %(note)s"
+            )
+        ),
+        {"level": AGREEMENT_MARK_P, "note": HONEST_SPREAD.note()},
     ),
     "position_bias": (
-        f"A-share p-value, Holm-corrected across the annotators, below {POSITION_P_MARK} "
-        "(or the campaign's threshold)"
+        Phrase(
+            gettext_noop(
+                "leans to one side: answers the side the others' majority did not take more "
+                "often when that majority is on one side than on the other (%(test)s), or "
+                "A-share p-value, Holm-corrected, below %(mark)s (or the campaign's threshold)"
+            )
+        ),
+        {"test": POSITION_TEST.words(), "mark": POSITION_P_MARK},
     ),
-    "fast": f"more than {FAST_SHARE_MARK:.0%} of items answered faster than the floor",
+    "fast": (
+        Phrase(gettext_noop("more than %(share)s of items answered faster than the floor")),
+        {"share": f"{FAST_SHARE_MARK:.0%}"},
+    ),
     "straight_lining": (
-        f"more than {STRAIGHT_LINING_MARK:.0%} of annotations straight-lined, and another mark "
-        "(fast, gold accuracy, agreement) on the same annotator"
+        Phrase(
+            gettext_noop(
+                "more than %(share)s of annotations straight-lined, and another mark "
+                "(fast, gold accuracy, agreement) on the same annotator"
+            )
+        ),
+        {"share": f"{STRAIGHT_LINING_MARK:.0%}"},
     ),
+}
+OUTLIER_RULES = {
+    name: phrase(**figures) for name, (phrase, figures) in OUTLIER_RULE_PHRASES.items()
 }
 # Straight-lining alone is a careful annotator's answer to two excellent answers.
 STRAIGHT_LINING_CORROBORATED_BY = ("fast", "gold_accuracy", "agreement")
@@ -126,6 +262,79 @@ def agreement_tests(
         ]
         p_values.append(float(stats.fisher_exact(table, alternative="less").pvalue))
     return list(zip(p_values, holm(p_values), strict=True))
+
+
+def position_deviations(codes: np.ndarray, chosen_at_a: np.ndarray) -> np.ndarray:
+    """Per annotator: [answers on A against the others' majority on B, answers whose others'
+    majority is on B, answers on B against a majority on A, answers whose majority is on A].
+
+    ``codes`` is annotators x pairs of rubric-fit codes (0 chosen, 1 rejected, 2 tie, NaN
+    unseen); ``chosen_at_a`` is True where that annotator was shown the chosen answer as A.
+    Only answers whose other annotators have a unique majority for chosen or rejected count.
+    """
+    counts = agreement.value_counts(codes, FIT_CODES)
+    annotators, units = np.nonzero(~np.isnan(codes))
+    own = agreement.codes_in(np.asarray(FIT_CODES), codes[annotators, units])
+    others = counts[units].copy()
+    others[np.arange(len(units)), own] -= 1
+    top = others.max(axis=1)
+    majority = others.argmax(axis=1)
+    counted = (top > 0) & ((others == top[:, None]).sum(axis=1) == 1) & (majority < 2)
+    at_a = chosen_at_a[annotators, units].astype(bool)
+    majority_on_a = (majority == 0) == at_a
+    own_on_a = (own < 2) & ((own == 0) == at_a)
+    own_on_b = (own < 2) & ~((own == 0) == at_a)
+    columns = (
+        counted & ~majority_on_a & own_on_a,
+        counted & ~majority_on_a,
+        counted & majority_on_a & own_on_b,
+        counted & majority_on_a,
+    )
+    return np.stack(
+        [np.bincount(annotators[column], minlength=codes.shape[0]) for column in columns],
+        axis=1,
+    ).astype(np.int64)
+
+
+def position_tests(deviations: np.ndarray) -> list[tuple[float | None, float | None]]:
+    """Per annotator: (p-value, adjusted p-value) that their answers lean to one side, by
+    ``POSITION_TEST`` (see :class:`PositionTest`)."""
+    return POSITION_TEST.tests(deviations)
+
+
+def _side_test(
+    onto_a: int, majority_b: int, onto_b: int, majority_a: int
+) -> tuple[float | None, float | None]:
+    """(two-sided Fisher exact p-value, the smallest p-value any table with these margins
+    could give) for [[onto_a, majority_b - onto_a], [onto_b, majority_a - onto_b]]; None
+    without a majority on both sides."""
+    if majority_a == 0 or majority_b == 0:
+        return None, None
+    support, p_values = fisher_two_sided(majority_b, majority_a, onto_a + onto_b)
+    return float(p_values[support == onto_a][0]), float(p_values.min())
+
+
+def fisher_two_sided(first: int, second: int, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """(every count x the first row can hold, the two-sided Fisher exact p-value of each) for
+    2 x 2 tables with rows of ``first`` and ``second`` and ``total`` in the first column.
+
+    A table's p-value is the probability, under the hypergeometric distribution of x given
+    the margins, of the tables no more likely than it, as ``scipy.stats.fisher_exact`` sums
+    them (the same relative tolerance of 1e-7)."""
+    support = np.arange(max(0, total - second), min(first, total) + 1)
+    chances = stats.hypergeom.pmf(support, first + second, first, total)
+    p_values = np.array([chances[chances <= chance * (1 + 1e-7)].sum() for chance in chances])
+    return support, np.minimum(p_values, 1.0)
+
+
+def tarone_family(least: Sequence[float | None], level: float) -> int:
+    """Tarone's (1990) family size: the smallest k such that at most k of the tests could
+    reach ``level`` / k, given the smallest p-value each can give (None: not a test)."""
+    reachable = sorted(value for value in least if value is not None)
+    family = 1
+    while sum(value <= level / family for value in reachable) > family:
+        family += 1
+    return family
 
 
 def a_share_test(a_answers: int, b_answers: int) -> tuple[float | None, float | None]:
@@ -181,6 +390,8 @@ def annotator_quality(
     matrix = ratings_matrix(rows, fit, names, units)
     loo_agreeing, loo_units = agreement.leave_one_out_counts(matrix, question_domain(fit))
     agreement_p = agreement_tests(loo_agreeing.tolist(), loo_units.tolist())
+    deviations = position_deviations(matrix, shown_chosen_at_a(rows, names, units))
+    position_p = position_tests(deviations)
     gold = gold_results(frame, items)
     rating_columns = [
         column
@@ -216,6 +427,9 @@ def annotator_quality(
                 "agreement_p_holm": agreement_p[index][1],
                 "share_a": share_a,
                 "position_p_value": p_value,
+                "position_against_majority": deviations[index].tolist(),
+                "position_test_p_value": position_p[index][0],
+                "position_test_p_adjusted": position_p[index][1],
                 "median_seconds": float(times.median()) / 1000 if len(times) else None,
                 "fast_share": fast_share(times.tolist(), settings.fast_answer_seconds),
                 "straight_lining_share": float(flat[own.index].mean()) if len(own) else None,
@@ -226,6 +440,27 @@ def annotator_quality(
     return table
 
 
+def shown_chosen_at_a(rows: pd.DataFrame, names: pd.Index, units: pd.Index) -> np.ndarray:
+    """Annotators x pairs: True where that annotator was shown the chosen answer as A.
+
+    From ``chosen_position``, or, in a frame without it, from the rubric-fit answer and the
+    side it was given on (a tie tells nothing and reads as B)."""
+    shown = np.zeros((len(names), len(units)), dtype=bool)
+    if rows.empty:
+        return shown
+    if "chosen_position" in rows:
+        at_a = rows["chosen_position"] == "A"
+    else:
+        side = rows["rubric_fit_position"]
+        at_a = ((rows["rubric_fit"] == "chosen") & (side == "A")) | (
+            (rows["rubric_fit"] == "rejected") & (side == "B")
+        )
+    shown[names.get_indexer(rows["annotator"]), units.get_indexer(rows["pair_id"])] = (
+        at_a.to_numpy()
+    )
+    return shown
+
+
 def _mark_outliers(table: list[dict[str, Any]], settings: QualitySettings) -> None:
     gold_mark = settings.min_gold_accuracy or GOLD_ACCURACY_MARK
     p_mark = settings.position_bias_max_p or POSITION_P_MARK
@@ -233,9 +468,11 @@ def _mark_outliers(table: list[dict[str, Any]], settings: QualitySettings) -> No
     for row, position_p_holm in zip(table, position_holm, strict=True):
         row["position_p_holm"] = position_p_holm
         marks = {
-            "gold_accuracy": _below(row["gold_accuracy"], gold_mark),
-            "agreement": _below(row["agreement_p_holm"], AGREEMENT_MARK_P),
-            "position_bias": _below(position_p_holm, p_mark),
+            "gold_accuracy": below(row["gold_accuracy"], gold_mark),
+            "agreement": below(row["agreement_p_holm"], AGREEMENT_MARK_P),
+            "position_bias": position_marked(
+                row["position_test_p_adjusted"], position_p_holm, p_mark
+            ),
             "fast": _above(row["fast_share"], FAST_SHARE_MARK),
         }
         marks["straight_lining"] = _above(
@@ -244,7 +481,16 @@ def _mark_outliers(table: list[dict[str, Any]], settings: QualitySettings) -> No
         row["outliers"] = [name for name, marked in marks.items() if marked]
 
 
-def _below(value: float | None, mark: float) -> bool:
+def position_marked(
+    test_adjusted: float | None, share_holm: float | None, share_mark: float
+) -> bool:
+    """The position mark: the test against the others' majority (:func:`position_tests`) at
+    ``POSITION_TEST.level``, or the A-share test at ``share_mark`` (the campaign's threshold
+    for leaving annotators out, so that whoever is left out for position is marked too)."""
+    return below(test_adjusted, POSITION_TEST.level) or below(share_holm, share_mark)
+
+
+def below(value: float | None, mark: float) -> bool:
     return value is not None and value < mark
 
 

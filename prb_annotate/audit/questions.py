@@ -16,7 +16,9 @@ import numpy as np
 import pandas as pd
 
 from prb_annotate.audit import agreement, intervals
+from prb_annotate.audit.phrases import Phrase
 from prb_annotate.audit.rule import DIFFERENTIATOR, RUBRIC_FIT, SIDES, Thresholds, quality_column
+from prb_annotate.audit.words import gettext_noop
 
 
 @dataclass(frozen=True)
@@ -30,10 +32,25 @@ class Question:
 
 NOMINAL_QUESTIONS = (
     Question(
-        "rubric_fit", "Rubric fit (chosen / rejected / tie)", "rubric_fit", "nominal", RUBRIC_FIT
+        "rubric_fit",
+        gettext_noop("Rubric fit (chosen / rejected / tie)"),
+        "rubric_fit",
+        "nominal",
+        RUBRIC_FIT,
     ),
-    Question("differentiator", "Main difference", "differentiator", "nominal", DIFFERENTIATOR),
+    Question(
+        "differentiator",
+        gettext_noop("Main difference"),
+        "differentiator",
+        "nominal",
+        DIFFERENTIATOR,
+    ),
 )
+# A quality rating's question, per side (the criterion is the campaign's own word).
+RATING_LABELS = {
+    "chosen": Phrase(gettext_noop("Chosen answer: %(criterion)s")),
+    "rejected": Phrase(gettext_noop("Rejected answer: %(criterion)s")),
+}
 
 
 def questions(thresholds: Thresholds) -> list[Question]:
@@ -45,7 +62,7 @@ def questions(thresholds: Thresholds) -> list[Question]:
             found.append(
                 Question(
                     column,
-                    f"{side.capitalize()} answer: {criterion}",
+                    RATING_LABELS[side](criterion=criterion),
                     column,
                     "ordinal",
                     tuple(thresholds.rating_domain()),
@@ -57,17 +74,37 @@ def questions(thresholds: Thresholds) -> list[Question]:
 # (key, label, coefficient, options) for each kind of question.
 COEFFICIENTS: dict[str, list[tuple[str, str, agreement.Coefficient, dict[str, Any]]]] = {
     "nominal": [
-        ("alpha_nominal", "Krippendorff's alpha (nominal)", "alpha", {"level": "nominal"}),
-        ("ac1", "Gwet's AC1", "gwet", {"weights": "identity"}),
-        ("fleiss_kappa", "Fleiss' kappa", "fleiss_kappa", {}),
-        ("percent_agreement", "Percent agreement", "percent_agreement", {}),
+        (
+            "alpha_nominal",
+            gettext_noop("Krippendorff's alpha (nominal)"),
+            "alpha",
+            {"level": "nominal"},
+        ),
+        ("ac1", gettext_noop("Gwet's AC1"), "gwet", {"weights": "identity"}),
+        ("fleiss_kappa", gettext_noop("Fleiss' kappa"), "fleiss_kappa", {}),
+        ("percent_agreement", gettext_noop("Percent agreement"), "percent_agreement", {}),
     ],
     "ordinal": [
-        ("alpha_ordinal", "Krippendorff's alpha (ordinal)", "alpha", {"level": "ordinal"}),
-        ("alpha_interval", "Krippendorff's alpha (interval)", "alpha", {"level": "interval"}),
-        ("ac2_ordinal", "Gwet's AC2 (ordinal weights)", "gwet", {"weights": "ordinal"}),
-        ("fleiss_kappa", "Fleiss' kappa (unweighted)", "fleiss_kappa", {}),
-        ("percent_agreement", "Percent agreement (exact)", "percent_agreement", {}),
+        (
+            "alpha_ordinal",
+            gettext_noop("Krippendorff's alpha (ordinal)"),
+            "alpha",
+            {"level": "ordinal"},
+        ),
+        (
+            "alpha_interval",
+            gettext_noop("Krippendorff's alpha (interval)"),
+            "alpha",
+            {"level": "interval"},
+        ),
+        (
+            "ac2_ordinal",
+            gettext_noop("Gwet's AC2 (ordinal weights)"),
+            "gwet",
+            {"weights": "ordinal"},
+        ),
+        ("fleiss_kappa", gettext_noop("Fleiss' kappa (unweighted)"), "fleiss_kappa", {}),
+        ("percent_agreement", gettext_noop("Percent agreement (exact)"), "percent_agreement", {}),
     ],
 }
 # Cohen's kappa between annotators: unweighted for choices, quadratic weights for ratings.
@@ -78,6 +115,14 @@ PAIRWISE_WEIGHTS: dict[str, agreement.WeightKind] = {"nominal": "identity", "ord
 # page to explain it: a gap of 0.3 on a scale whose useful range is 0 to 1 changes the reading
 # of the coefficient (Krippendorff's 0.667 and 0.800 marks are 0.13 apart).
 PARADOX_PAIRS = {"nominal": ("alpha_nominal", "ac1"), "ordinal": ("alpha_ordinal", "ac2_ordinal")}
+PARADOX = Phrase(
+    gettext_noop(
+        "Alpha (%(alpha)s) and %(name)s (%(gwet)s) disagree because one answer makes up "
+        "%(share)s of the ratings: the more one answer dominates, the more agreement alpha "
+        "expects by chance and the less %(name)s does, so the same disagreements cost alpha far "
+        "more (the prevalence paradox)."
+    )
+)
 PARADOX_GAP = 0.3
 
 
@@ -96,12 +141,11 @@ def prevalence_paradox(
     alpha, gwet = by_key.get(alpha_key), by_key.get(gwet_key)
     if alpha is None or gwet is None or share is None or abs(gwet - alpha) < PARADOX_GAP:
         return None
-    name = "AC1" if kind == "nominal" else "AC2"
-    return (
-        f"Alpha ({alpha:.2f}) and {name} ({gwet:.2f}) disagree because one answer makes up "
-        f"{share:.0%} of the ratings: the more one answer dominates, the more agreement alpha "
-        f"expects by chance and the less {name} does, so the same disagreements cost alpha far "
-        "more (the prevalence paradox)."
+    return PARADOX(
+        alpha=f"{alpha:.2f}",
+        name="AC1" if kind == "nominal" else "AC2",
+        gwet=f"{gwet:.2f}",
+        share=f"{share:.0%}",
     )
 
 

@@ -4,13 +4,19 @@ The page, ``manage.py audit --format html`` and ``--format text`` all go through
 functions, so they print the same numbers the same way.
 """
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import override
 
 from prb_annotate.audit import charts as svg
 from prb_annotate.audit import intervals, model_report, ppi_report, sample_report
+from prb_annotate.audit.phrases import shown, shown_parts
+from prb_annotate.audit.words import gettext_noop
+from prb_annotate.formats.numbers import share
 
 DASH = "—"
 # Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions.
@@ -30,17 +36,18 @@ CHART_COEFFICIENTS = {
     "nominal": ("alpha_nominal", "ac1"),
     "ordinal": ("alpha_ordinal", "ac2_ordinal"),
 }
+# The columns' short names, marked for translation (``phrases.py``); every word of the report
+# a page shows goes through ``shown``, which leaves it English in the text report.
 SHORT = {
-    "alpha_nominal": "Kripp. alpha",
-    "alpha_ordinal": "Kripp. alpha (ord.)",
-    "alpha_interval": "Kripp. alpha (int.)",
-    "ac1": "Gwet AC1",
-    "ac2_ordinal": "Gwet AC2",
-    "fleiss_kappa": "Fleiss κ",
-    "percent_agreement": "% agreement",
+    "alpha_nominal": gettext_noop("Kripp. alpha"),
+    "alpha_ordinal": gettext_noop("Kripp. alpha (ord.)"),
+    "alpha_interval": gettext_noop("Kripp. alpha (int.)"),
+    "ac1": gettext_noop("Gwet AC1"),
+    "ac2_ordinal": gettext_noop("Gwet AC2"),
+    "fleiss_kappa": gettext_noop("Fleiss κ"),
+    # xgettext:no-python-format
+    "percent_agreement": gettext_noop("% agreement"),
 }
-# How the page and the text name ``intervals.DEFAULT_METHOD`` (docs/statistics.md).
-INTERVAL_METHOD_TEXT = "Bayesian bootstrap over pairs with a weak prior on every answer pattern"
 PAIR_LIST_LIMIT = 200
 FLAG_LIST_LIMIT = 100
 
@@ -64,10 +71,10 @@ def estimate(coefficient: dict[str, Any]) -> str:
     """ "0.743 [0.612, 0.851]"; "1.000 (unreliable)" when its interval cannot be
     trusted (its reason is a note: :func:`interval_note`); "undefined" without a value."""
     if coefficient.get("value") is None:
-        return "undefined"
+        return _("undefined")
     text = number(coefficient["value"])
     if coefficient.get("reliable") is False:
-        return f"{text} (unreliable)"
+        return _("%(value)s (unreliable)") % {"value": text}
     if coefficient.get("ci_low") is not None:
         text += f" [{number(coefficient['ci_low'])}, {number(coefficient['ci_high'])}]"
     return text
@@ -75,27 +82,17 @@ def estimate(coefficient: dict[str, Any]) -> str:
 
 def interval_note(coefficient: dict[str, Any]) -> str:
     """The coefficient's note, and "unreliable: <reason>" when its interval is unreliable."""
-    parts = [coefficient.get("note") or ""]
+    parts = [shown_parts(coefficient.get("note") or "")]
     if coefficient.get("value") is not None and coefficient.get("reliable") is False:
-        parts.append(intervals.unreliable_text(coefficient.get("reason") or ""))
+        parts.append(shown(intervals.unreliable_text(coefficient.get("reason") or "")))
     return "; ".join(part for part in parts if part)
-
-
-def share(entry: dict[str, Any]) -> str:
-    """ "78.2% [74.1%, 81.9%] (412/527)"."""
-    if entry.get("share") is None:
-        return f"{DASH} (0/0)"
-    return (
-        f"{percent(entry['share'])} [{percent(entry['ci_low'])}, {percent(entry['ci_high'])}] "
-        f"({entry['count']}/{entry['total']})"
-    )
 
 
 def _interval(label: str, coefficient: dict[str, Any]) -> svg.Interval:
     """A chart row; an unreliable interval is drawn as its point alone, never as bounds."""
     if coefficient.get("reliable") is False:
         return svg.Interval(
-            f"{label} (unreliable)",
+            _("%(value)s (unreliable)") % {"value": label},
             coefficient.get("value"),
             None,
             None,
@@ -106,7 +103,7 @@ def _interval(label: str, coefficient: dict[str, Any]) -> svg.Interval:
         coefficient.get("value"),
         coefficient.get("ci_low"),
         coefficient.get("ci_high"),
-        coefficient.get("note", ""),
+        shown_parts(coefficient.get("note") or ""),
     )
 
 
@@ -122,7 +119,7 @@ def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
     otherwise repeat on every row.
     """
     tables = []
-    for kind, title in (("nominal", "Choices"), ("ordinal", "Quality ratings")):
+    for kind, title in (("nominal", _("Choices")), ("ordinal", _("Quality ratings"))):
         columns = TABLE_COLUMNS[kind]
         notes: list[str] = []
         rows = []
@@ -133,10 +130,10 @@ def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "question": question["question"],
-                    "label": question["label"],
+                    "label": shown(question["label"]),
                     "units": question["units"],
                     "units_rated_twice": question["units_rated_twice"],
-                    "paradox": question.get("paradox"),
+                    "paradox": shown(question.get("paradox") or "") or None,
                     "cells": [
                         {"text": estimate(by_key[key]), "note": _footnote(notes, by_key[key])}
                         for key in columns
@@ -148,7 +145,7 @@ def agreement_tables(report: dict[str, Any]) -> list[dict[str, Any]]:
             {
                 "title": title,
                 "headers": [
-                    {"key": key, "label": labels.get(key, key), "short": SHORT[key]}
+                    {"key": key, "label": shown(labels.get(key, key)), "short": shown(SHORT[key])}
                     for key in columns
                 ],
                 "rows": rows,
@@ -168,33 +165,52 @@ def _footnote(notes: list[str], coefficient: dict[str, Any]) -> int | None:
     return notes.index(note) + 1
 
 
+def agreement_methods(report: Mapping[str, Any]) -> list[str]:
+    """The interval methods the report's agreement coefficients were computed with."""
+    found = {
+        str(c["method"])
+        for question in report["agreement"]
+        for c in question["coefficients"]
+        if c.get("method")
+    }
+    return sorted(found)
+
+
+def methods_text(report: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """The methods in words (``intervals.METHOD_PHRASES`` or ``SHORT_NAMES``), or "none"."""
+    found = "; ".join(shown(names.get(m, m)) for m in agreement_methods(report))
+    return found or _("none computed")
+
+
 def charts(report: dict[str, Any]) -> dict[str, SafeString]:
     """Every chart of the page, as inline SVG."""
     agreement_rows = [
-        _interval(f"{question['label']} · {SHORT[key]}", coefficient)
+        _interval(f"{shown(question['label'])} · {shown(SHORT[key])}", coefficient)
         for question in report["agreement"]
         for coefficient in question["coefficients"]
         for key in CHART_COEFFICIENTS[question["kind"]]
         if coefficient["key"] == key
     ]
     validity = report["validity"]
-    validity_rows = [_share_interval("all pairs", validity["overall"]["validated_share"])] + [
-        _share_interval(row["category"] or "(no category)", row["validated_share"])
+    validity_rows = [_share_interval(_("all pairs"), validity["overall"]["validated_share"])] + [
+        _share_interval(row["category"] or _("(no category)"), row["validated_share"])
         for row in validity["per_category"]
     ]
     reasons = [
-        (row.get("words") or row["reason"], row["pairs"])
+        (shown(row.get("words") or row["reason"]), row["pairs"])
         for row in validity["reasons"]
         if row["pairs"]
     ]
     length = report["bias"]["length"]
     bias_rows = [
-        _share_interval("answers: response A", report["bias"]["position"]["share_a"]),
-        _share_interval("pairs: chosen is longer", length["pairs_chosen_longer"]),
-        _share_interval("answers: picked the longer", length["answers_pick_longer"]),
-        _share_interval("picked chosen | chosen longer", length["pick_chosen_when_chosen_longer"]),
+        _share_interval(_("answers: response A"), report["bias"]["position"]["share_a"]),
+        _share_interval(_("pairs: chosen is longer"), length["pairs_chosen_longer"]),
+        _share_interval(_("answers: picked the longer"), length["answers_pick_longer"]),
         _share_interval(
-            "picked chosen | chosen shorter", length["pick_chosen_when_chosen_shorter"]
+            _("picked chosen | chosen longer"), length["pick_chosen_when_chosen_longer"]
+        ),
+        _share_interval(
+            _("picked chosen | chosen shorter"), length["pick_chosen_when_chosen_shorter"]
         ),
     ]
     return {
@@ -202,14 +218,18 @@ def charts(report: dict[str, Any]) -> dict[str, SafeString]:
         for name, chart in {
             "agreement": svg.interval_chart(
                 agreement_rows,
-                title="Agreement per question with 95% intervals (Bayesian bootstrap)",
+                title=_("Agreement per question with %(confidence)s intervals (%(methods)s)")
+                % {
+                    "confidence": f"{report['settings']['confidence']:.0%}",
+                    "methods": methods_text(report, intervals.SHORT_NAMES),
+                },
                 marks=ALPHA_MARKS,
             ),
             "validity": svg.share_chart(
-                validity_rows, title="Validated share of decided pairs, with Wilson intervals"
+                validity_rows, title=_("Validated share of decided pairs, with Wilson intervals")
             ),
-            "reasons": svg.count_chart(reasons, title="Pairs per reason"),
-            "bias": svg.share_chart(bias_rows, title="Position and length bias", marks=(0.5,)),
+            "reasons": svg.count_chart(reasons, title=_("Pairs per reason")) if reasons else "",
+            "bias": svg.share_chart(bias_rows, title=_("Position and length bias"), marks=(0.5,)),
         }.items()
     }
 
@@ -220,7 +240,8 @@ def context(report: dict[str, Any]) -> dict[str, Any]:
     flags = report["consistency"]["flags"]
     return {
         "report": report,
-        "interval_method": INTERVAL_METHOD_TEXT,
+        "interval_method": methods_text(report, intervals.METHOD_PHRASES),
+        "interval_rule": intervals.rule_text(_),
         "charts": charts(report),
         "agreement_tables": agreement_tables(report),
         "pairs_not_validated": not_validated[:PAIR_LIST_LIMIT],
@@ -248,25 +269,34 @@ def bias_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
     position = report["bias"]["position"]
     length = report["bias"]["length"]
     return [
-        ("Answers naming response A (non-tie)", share(position["share_a"])),
-        ("Position bias p-value (binomial, 0.5)", p_value(position["p_value"])),
-        ("Pairs whose chosen answer is longer", share(length["pairs_chosen_longer"])),
-        ("Length p-value (binomial, 0.5)", p_value(length["pairs_chosen_longer_p_value"])),
-        ("Median length ratio chosen / rejected", number(length["median_length_ratio"], 2)),
-        ("Answers picking the longer answer", share(length["answers_pick_longer"])),
-        ("Picking-longer p-value (binomial, 0.5)", p_value(length["answers_pick_longer_p_value"])),
-        ("Picked chosen when chosen is longer", share(length["pick_chosen_when_chosen_longer"])),
-        ("Picked chosen when chosen is shorter", share(length["pick_chosen_when_chosen_shorter"])),
+        (_("Answers naming response A (non-tie)"), share(position["share_a"])),
+        (_("Position bias p-value (binomial, 0.5)"), p_value(position["p_value"])),
+        (_("Pairs whose chosen answer is longer"), share(length["pairs_chosen_longer"])),
+        (_("Length p-value (binomial, 0.5)"), p_value(length["pairs_chosen_longer_p_value"])),
+        (_("Median length ratio chosen / rejected"), number(length["median_length_ratio"], 2)),
+        (_("Answers picking the longer answer"), share(length["answers_pick_longer"])),
+        (
+            _("Picking-longer p-value (binomial, 0.5)"),
+            p_value(length["answers_pick_longer_p_value"]),
+        ),
+        (_("Picked chosen when chosen is longer"), share(length["pick_chosen_when_chosen_longer"])),
+        (
+            _("Picked chosen when chosen is shorter"),
+            share(length["pick_chosen_when_chosen_shorter"]),
+        ),
     ]
 
 
 def label_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
     labels = report["validity"]["label_agreement"]
     return [
-        ("Pairs whose majority prefers the chosen answer", share(labels["pairs_majority_chosen"])),
-        ("Pairs without a rubric-fit majority", str(labels["pairs_without_majority"])),
-        ("Answers preferring the chosen answer", share(labels["answers_chosen"])),
-        ("Answers calling it a tie", share(labels["answers_tie"])),
+        (
+            _("Pairs whose majority prefers the chosen answer"),
+            share(labels["pairs_majority_chosen"]),
+        ),
+        (_("Pairs without a rubric-fit majority"), str(labels["pairs_without_majority"])),
+        (_("Answers preferring the chosen answer"), share(labels["answers_chosen"])),
+        (_("Answers calling it a tie"), share(labels["answers_tie"])),
     ]
 
 
@@ -277,12 +307,23 @@ def render_html(
     resource)."""
     return render_to_string(
         "prb_annotate/audit_standalone.html",
-        {**context(report), "inline_css": standalone_css, "inline_js": standalone_js},
+        {
+            **context(report),
+            "inline_css": standalone_css,
+            "inline_js": standalone_js,
+            "standalone": True,
+        },
     )
 
 
 def render_text(report: dict[str, Any]) -> str:
     """The report as plain text, with the page's numbers."""
+    # The text report is a file kept beside the data, in English whatever page asked for it.
+    with override("en"):
+        return _english_text(report)
+
+
+def _english_text(report: dict[str, Any]) -> str:
     lines: list[str] = []
     campaign = report.get("campaign", {})
     counts = report["counts"]
@@ -301,8 +342,9 @@ def render_text(report: dict[str, Any]) -> str:
             f"{alone['undecided']} undecided"
         )
     lines.append(
-        f"agreement intervals: {INTERVAL_METHOD_TEXT}, {settings['resamples']} resamples, "
-        f"seed {settings['seed']}, {settings['confidence']:.0%} intervals"
+        f"agreement intervals: {methods_text(report, intervals.METHOD_PHRASES)}, "
+        f"{settings['resamples']} resamples, "
+        f"seed {settings['seed']}, {settings['confidence']:.0%} intervals ({intervals.rule_text()})"
     )
     if report.get("left_out"):
         lines.append(

@@ -58,11 +58,15 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from prb_annotate.audit.words import gettext_noop
 
 # The answer domains, as stored by prb_annotate.models.Annotation (a test keeps them in sync).
 RUBRIC_FIT = ("chosen", "rejected", "tie")
@@ -70,9 +74,10 @@ DIFFERENTIATOR = ("preference", "quality", "both", "none")
 DEFAULT_CRITERIA = ("correctness", "relevance", "helpfulness")
 SIDES = ("chosen", "rejected")
 
-VALIDATED = "validated"
-EXCLUDED = "excluded"
-UNDECIDED = "undecided"
+# A verdict's code is also its English word, marked so that the pages can translate it.
+VALIDATED = gettext_noop("validated")
+EXCLUDED = gettext_noop("excluded")
+UNDECIDED = gettext_noop("undecided")
 VERDICTS = (VALIDATED, EXCLUDED, UNDECIDED)
 
 FLAGGED = "flagged"
@@ -96,31 +101,38 @@ EXCLUDING_REASONS = (
 )
 UNDECIDED_REASONS = (UNDECIDED_SPLIT_VOTE, TOO_FEW_ANNOTATIONS, MISSING_RATING)
 REASONS = EXCLUDING_REASONS + UNDECIDED_REASONS
+# Reasons' words are marked for translation and stay English in the report (``phrases.py``).
 REASON_LABELS = {
-    FLAGGED: "flagged as unusable by a majority",
-    LOW_QUALITY_CHOSEN: "chosen answer below the quality threshold",
-    LOW_QUALITY_REJECTED: "rejected answer below the quality threshold",
-    DIFFERENTIATOR_NOT_PREFERENCE: "majority says the difference is not personal preference",
-    DIFFERENTIATOR_BOTH: "majority says the answers differ in quality as well as preference",
-    LABEL_DISAGREES: "majority does not prefer the dataset's chosen answer",
-    LABEL_TIE: "majority calls the two answers a tie for this user",
-    UNDECIDED_SPLIT_VOTE: "split vote: one more annotator needed",
-    TOO_FEW_ANNOTATIONS: "fewer annotations than required",
-    MISSING_RATING: "fewer quality ratings than the pair requires, so a median is not settled",
+    FLAGGED: gettext_noop("flagged as unusable by a majority"),
+    LOW_QUALITY_CHOSEN: gettext_noop("chosen answer below the quality threshold"),
+    LOW_QUALITY_REJECTED: gettext_noop("rejected answer below the quality threshold"),
+    DIFFERENTIATOR_NOT_PREFERENCE: gettext_noop(
+        "majority says the difference is not personal preference"
+    ),
+    DIFFERENTIATOR_BOTH: gettext_noop(
+        "majority says the answers differ in quality as well as preference"
+    ),
+    LABEL_DISAGREES: gettext_noop("majority does not prefer the dataset's chosen answer"),
+    LABEL_TIE: gettext_noop("majority calls the two answers a tie for this user"),
+    UNDECIDED_SPLIT_VOTE: gettext_noop("split vote: one more annotator needed"),
+    TOO_FEW_ANNOTATIONS: gettext_noop("fewer annotations than required"),
+    MISSING_RATING: gettext_noop(
+        "fewer quality ratings than the pair requires, so a median is not settled"
+    ),
 }
 # Each reason in a few words, for table cells, charts and menus (the code stays in JSON and in
 # the pages' tooltips; REASON_LABELS is the sentence that explains it).
 REASON_WORDS = {
-    FLAGGED: "flagged unusable",
-    LOW_QUALITY_CHOSEN: "chosen answer below quality",
-    LOW_QUALITY_REJECTED: "rejected answer below quality",
-    DIFFERENTIATOR_NOT_PREFERENCE: "difference not preference",
-    DIFFERENTIATOR_BOTH: "differs in quality too",
-    LABEL_DISAGREES: "chosen answer not preferred",
-    LABEL_TIE: "called a tie",
-    UNDECIDED_SPLIT_VOTE: "split vote",
-    TOO_FEW_ANNOTATIONS: "annotations missing",
-    MISSING_RATING: "ratings missing",
+    FLAGGED: gettext_noop("flagged unusable"),
+    LOW_QUALITY_CHOSEN: gettext_noop("chosen answer below quality"),
+    LOW_QUALITY_REJECTED: gettext_noop("rejected answer below quality"),
+    DIFFERENTIATOR_NOT_PREFERENCE: gettext_noop("difference not preference"),
+    DIFFERENTIATOR_BOTH: gettext_noop("differs in quality too"),
+    LABEL_DISAGREES: gettext_noop("chosen answer not preferred"),
+    LABEL_TIE: gettext_noop("called a tie"),
+    UNDECIDED_SPLIT_VOTE: gettext_noop("split vote"),
+    TOO_FEW_ANNOTATIONS: gettext_noop("annotations missing"),
+    MISSING_RATING: gettext_noop("ratings missing"),
 }
 # The rule in one sentence, for pages, manifests and dataset cards.
 RULE = (
@@ -152,10 +164,13 @@ ADJUDICATED_DECISIONS = (VALIDATED, EXCLUDED)
 ADJUDICATOR_JUDGEMENT = "adjudicator_judgement"
 ADJUDICATION_REASONS = (ADJUDICATOR_JUDGEMENT, *REASONS)
 ADJUDICATION_REASON_LABELS = {
-    ADJUDICATOR_JUDGEMENT: "the manager's own reading of the pair",
+    ADJUDICATOR_JUDGEMENT: gettext_noop("the manager's own reading of the pair"),
     **REASON_LABELS,
 }
-ADJUDICATION_REASON_WORDS = {ADJUDICATOR_JUDGEMENT: "manager's judgement", **REASON_WORDS}
+ADJUDICATION_REASON_WORDS = {
+    ADJUDICATOR_JUDGEMENT: gettext_noop("manager's judgement"),
+    **REASON_WORDS,
+}
 
 
 def reason_words(code: str) -> str:
@@ -163,6 +178,18 @@ def reason_words(code: str) -> str:
     return ADJUDICATION_REASON_WORDS.get(code, code)
 
 
+# An answer's own columns in the annotations frame, which the export's annotation rows keep
+# under the same names (``exports/slices.py``).
+ANSWER_COLUMNS = (
+    "rubric_fit",
+    "rubric_fit_position",
+    "differentiator",
+    "confidence",
+    "flagged",
+    "comment",
+    "time_on_task_ms",
+    "submitted_at",
+)
 # Columns of the annotations frame (``quality_<side>_<criterion>`` columns come on top).
 # chosen_len / rejected_len are lengths in characters (Python ``len`` / SQL LENGTH).
 FRAME_COLUMNS = (
@@ -176,14 +203,7 @@ FRAME_COLUMNS = (
     "annotator",
     "annotator_id",
     "chosen_position",
-    "rubric_fit",
-    "rubric_fit_position",
-    "differentiator",
-    "confidence",
-    "flagged",
-    "comment",
-    "time_on_task_ms",
-    "submitted_at",
+    *ANSWER_COLUMNS,
     "chosen_len",
     "rejected_len",
 )
@@ -687,3 +707,27 @@ def _verdict_objects(
             quality_medians=medians_by_row[key],
         )
     return verdicts
+
+
+def exclusion_effect(
+    audited: Mapping[int, PairVerdict], everyone: Mapping[int, PairVerdict]
+) -> dict[str, Any]:
+    """How leaving annotators out changed the verdicts: ``audited`` are the verdicts with them
+    left out, ``everyone`` the same rule over every answer (both with the managers'
+    adjudications). ``changed``: pairs whose verdict differs; ``changes``: how many went from
+    each verdict to each other, in ``VERDICTS`` order."""
+    moves = Counter(
+        (everyone[pair_id].verdict, verdict.verdict)
+        for pair_id, verdict in audited.items()
+        if everyone[pair_id].verdict != verdict.verdict
+    )
+    return {
+        "pairs": len(audited),
+        "changed": sum(moves.values()),
+        "changes": [
+            {"from": before, "to": after, "pairs": moves[before, after]}
+            for before in VERDICTS
+            for after in VERDICTS
+            if moves[before, after]
+        ],
+    }

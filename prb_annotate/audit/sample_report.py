@@ -4,13 +4,16 @@ preview, ``create_campaign --plan-only``, the audit page and the text report sha
 from collections.abc import Mapping
 from typing import Any
 
-from prb_annotate import formatting
+from django.utils.translation import gettext as _
+
+from prb_annotate.audit import active_sample
+from prb_annotate.formats import numbers
 
 DASH = "—"
 
 
 def percent(value: float | None) -> str:
-    return DASH if value is None else formatting.percent(value)
+    return DASH if value is None else numbers.percent(value)
 
 
 def points(value: float | None) -> str:
@@ -87,8 +90,105 @@ def plan_summary(plan: Mapping[str, Any]) -> str:
     return text + f"; expected overall half-width {points(plan['expected_half_width'])}"
 
 
+def chance(value: float) -> str:
+    """A probability as "53%"; "over 99%" rather than a promise of certainty."""
+    return "over 99%" if value > 0.99 else f"{100 * value:.0f}%"
+
+
+def _odds_parts(plan: Mapping[str, Any], odds: Mapping[str, Any]) -> list[str]:
+    targets, parts = plan["targets"], []
+    if odds.get("overall") is not None:
+        parts.append(f"{points(targets['half_width'])} overall: {chance(odds['overall'])}")
+    per_category = odds.get("per_category")
+    if per_category:
+        lowest = min(per_category, key=per_category.__getitem__)
+        parts.append(
+            f"{points(targets['category_half_width'])} per category: from "
+            f"{chance(per_category[lowest])} ({lowest or '(no category)'}) to "
+            f"{chance(max(per_category.values()))}"
+        )
+    return parts
+
+
+def plan_odds(plan: Mapping[str, Any]) -> str | None:
+    """What the plan's promise is worth: the chance that it reaches its half-widths if the
+    shares are as expected, and the plan at the share's bound nearest one half, with its own
+    chance (``audit/plan_odds.py``); None for a plan stored without them."""
+    odds, cautious = plan.get("odds"), plan.get("cautious")
+    if not odds or not cautious:
+        return None
+    shares = sorted(set(cautious["shares"].values()))
+    share_words = (
+        percent(shares[0]) if len(shares) == 1 else f"{percent(shares[0])} to {percent(shares[-1])}"
+    )
+    text = (
+        "Chance of reaching the half-width if the validated share is as expected: "
+        + "; ".join(_odds_parts(plan, odds))
+        + f". Planned at the share's bound nearest one half ({share_words} instead of "
+        f"{percent(plan['targets']['expected_share'])}): {cautious['pairs']} pairs, "
+        f"{cautious['annotations']} annotations"
+    )
+    if cautious.get("cost") is not None:
+        text += f", cost {money(cautious['cost'])}"
+    return text + "; chance " + "; ".join(_odds_parts(plan, cautious["odds"])) + "."
+
+
+def design_summary(plan: Mapping[str, Any]) -> str | None:
+    """An active plan's design in words: the model run it is drawn from, the floor, and the
+    human pairs each design expects to need for the targets; None for a uniform plan."""
+    design = plan.get("design")
+    if not design:
+        return None
+    compared = design["compared"]
+    summary = _(
+        "Drawn actively from the probabilities of model annotator %(model)s (run %(run)s): "
+        "each pair with its own inclusion probability, higher where the model is unsure, never "
+        "below %(floor)s of the uniform one. Human pairs expected for these targets: "
+        "%(active)s drawn actively, %(uniform)s on a uniform sample with the model's "
+        "probabilities, %(humans)s by the humans alone (the model's probabilities taken as "
+        "calibrated: an overconfident model makes these figures optimistic)."
+    ) % {
+        "model": design["model"],
+        "run": design["run"],
+        "floor": percent(design["floor"]),
+        "active": compared["active"]["human_pairs"],
+        "uniform": compared["uniform"]["human_pairs"],
+        "humans": compared["humans_only"]["human_pairs"],
+    }
+    short = small_budgets(design)
+    return summary if short is None else f"{summary} {short}"
+
+
+def small_budgets(design: Mapping[str, Any]) -> str | None:
+    """A warning when a category's active budget is below the decided pairs the active
+    estimate needs to print an interval (``active_sample.SMALL_SAMPLES``); the budget is left
+    as the targets need it, so the person planning chooses to tighten a target or not."""
+    minimum = active_sample.SMALL_SAMPLES.minimum
+    short = sorted(
+        (category or _("(no category)"), budget)
+        for category, budget in design["expected_pairs"].items()
+        if budget < minimum
+    )
+    if not short:
+        return None
+    return _(
+        "Warning: %(categories)s expect fewer than the %(minimum)s decided human pairs the "
+        "active estimate needs to print a category's interval (coverage measured in "
+        "docs/ppi.md); tighten the target half-width for more pairs."
+    ) % {
+        "categories": ", ".join(f"{category} ({budget})" for category, budget in short),
+        "minimum": minimum,
+    }
+
+
 def plan_lines(plan: Mapping[str, Any]) -> list[str]:
     lines = [f"Sample plan: {plan_summary(plan)}"]
+    odds = plan_odds(plan)
+    if odds is not None:
+        lines.append(f"  {odds}")
+    design = design_summary(plan)
+    if design is not None:
+        lines.append(f"  {design}")
     for row in plan_rows(plan):
         lines.append(
             f"  {row['category']}: {row['pairs']} of {row['population']} pairs "
@@ -114,23 +214,47 @@ def estimate_context(estimate: Mapping[str, Any]) -> dict[str, Any]:
             "half_width": points(entry["share"]["half_width"]),
             "target": reached(entry),
             "bounds": bounds(entry),
+            "withheld": entry.get("withheld"),
         }
 
+    overall = row("whole dataset", estimate["overall"])
+    rows = [row(r["category"] or "(no category)", r) for r in estimate["per_category"]]
     return {
-        "overall": row("whole dataset", estimate["overall"]),
-        "rows": [row(r["category"] or "(no category)", r) for r in estimate["per_category"]],
+        "overall": overall,
+        "rows": rows,
+        "withheld": [r for r in [*rows, overall] if r["withheld"]],
         "plan_summary": plan_summary(estimate["plan"]),
         "extensions": len(estimate["plan"].get("extensions", [])),
+        "active": estimate.get("design") == "active",
+        "design": design_summary(estimate["plan"]),
+        "method": estimate_method(estimate),
+        "reason": estimate.get("reason"),
     }
+
+
+def estimate_method(estimate: Mapping[str, Any]) -> str | None:
+    """An active sample's estimate named in words, with its citations, as the estimate carries
+    them from the method that produced it; None for a uniform sample's."""
+    if estimate.get("design") != "active":
+        return None
+    return _(
+        "Estimated by %(words)s (%(citations)s), with the finite-population correction: each "
+        "drawn pair weighted by the inverse of its inclusion probability."
+    ) % {"words": estimate["method_words"], "citations": estimate["citations"]}
 
 
 def estimate_lines(estimate: Mapping[str, Any]) -> list[str]:
     shown = estimate_context(estimate)
     lines = ["Validated share of the dataset (planned sample)", f"  plan: {shown['plan_summary']}"]
+    lines += [f"  {text}" for text in (shown["design"], shown["method"]) if text]
+    if shown["reason"]:
+        lines.append("  " + _("No estimate: %(reason)s.") % {"reason": shown["reason"]})
     for row in [shown["overall"], *shown["rows"]]:
         lines.append(
             f"  {row['label']}: {row['share']} from {row['decided']} decided of "
             f"{row['sampled']} sampled of {row['population']} pairs; half-width "
             f"{row['half_width']}; target {row['target']}; with undecided pairs: {row['bounds']}"
         )
+        if row["withheld"]:
+            lines.append("    " + _("No interval: %(reason)s.") % {"reason": row["withheld"]})
     return lines

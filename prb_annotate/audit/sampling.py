@@ -109,6 +109,9 @@ class SamplePlan:
     categories: tuple[CategoryPlan, ...]
     # Each top-up: the pairs it added per category and the shares it planned with.
     extensions: tuple[dict[str, Any], ...] = field(default=())
+    # An actively drawn sample's design (``active_sample.py``): the model run, the floor, the
+    # pairs each category expects and what the other designs would need; None for uniform.
+    design: dict[str, Any] | None = None
 
     @property
     def pairs(self) -> int:
@@ -132,7 +135,10 @@ class SamplePlan:
         return {row.category: row.pairs for row in self.categories}
 
     def expected_half_widths(self) -> dict[str, Any]:
-        """The half-widths the estimate reports if the observed shares are the expected ones."""
+        """The half-widths the estimate reports if the observed shares are the expected ones
+        (an active design's own expectation, kept with it)."""
+        if self.design is not None and "expected_half_width" in self.design:
+            return dict(self.design["expected_half_width"])
         confidence = self.targets.confidence
         per_category = {
             row.category: reported_half_width(
@@ -159,7 +165,7 @@ class SamplePlan:
             "cost": self.cost,
             "expected_half_width": widths["overall"],
             "extensions": list(self.extensions),
-        }
+        } | ({} if self.design is None else {"design": self.design})
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "SamplePlan":
@@ -176,6 +182,7 @@ class SamplePlan:
                 for row in data["categories"]
             ),
             extensions=tuple(data.get("extensions", ())),
+            design=data.get("design"),
         )
 
 
@@ -444,7 +451,13 @@ def _interval(
     if value is None or size <= 0:
         return {"share": None, "ci_low": None, "ci_high": None, "half_width": None}
     low, high = wilson(value, size, confidence, correction)
-    return {"share": value, "ci_low": low, "ci_high": high, "half_width": (high - low) / 2}
+    return {
+        "share": value,
+        "ci_low": low,
+        "ci_high": high,
+        "half_width": (high - low) / 2,
+        "method": "wilson_cc_fpc" if correction else "wilson_fpc",
+    }
 
 
 def category_estimate(

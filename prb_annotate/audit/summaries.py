@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from prb_annotate.audit import agreement
+from prb_annotate.audit.phrases import Phrase
 from prb_annotate.audit.rule import (
     EXCLUDED,
     EXCLUDING_REASONS,
@@ -28,24 +29,33 @@ from prb_annotate.audit.rule import (
     quality_column,
     regular_items,
 )
+from prb_annotate.audit.words import gettext_noop
 
 # Consistency between questions within one annotation.
 LOW_RATING = 2
-CONSISTENCY_CHECKS = {
-    "preference_but_low_quality": (
+LOW_QUALITY_CHECK = Phrase(
+    gettext_noop(
         "names personal preference as the difference but rates an answer "
-        f"{LOW_RATING} or lower on a criterion"
-    ),
-    "quality_but_equal_ratings": (
+        "%(rating)s or lower on a criterion"
+    )
+)
+# Marked for translation, kept English in the report (``phrases.py``).
+CONSISTENCY_CHECKS = {
+    "preference_but_low_quality": LOW_QUALITY_CHECK(rating=LOW_RATING),
+    "quality_but_equal_ratings": gettext_noop(
         "names general quality as the difference but rates both answers the same everywhere"
     ),
-    "no_difference_but_prefers_one": (
+    "no_difference_but_prefers_one": gettext_noop(
         "sees no real difference but says one answer fits the user better"
     ),
-    "tie_but_preference": (
+    "tie_but_preference": gettext_noop(
         "names personal preference as the difference but calls the rubric fit a tie"
     ),
 }
+
+
+# The plain Wilson score interval (no continuity correction): ``agreement.wilson_interval``.
+WILSON = "wilson"
 
 
 def share_with_interval(successes: int, total: int, confidence: float = 0.95) -> dict[str, Any]:
@@ -56,6 +66,8 @@ def share_with_interval(successes: int, total: int, confidence: float = 0.95) ->
         "share": successes / total if total else None,
         "ci_low": low if total else None,
         "ci_high": high if total else None,
+        # How the interval was computed, for whoever words it (paper/method_words.py).
+        "method": WILSON,
     }
 
 
@@ -160,7 +172,7 @@ def length_bias(
     when_longer = picked_chosen[answer_unequal & answer_chosen_longer]
     when_shorter = picked_chosen[answer_unequal & ~answer_chosen_longer]
     return {
-        "unit": "characters",
+        "unit": gettext_noop("characters"),
         "pairs_chosen_longer": share_with_interval(longer, int(unequal.sum()), confidence),
         "pairs_chosen_longer_p_value": agreement.binomial_p_value(longer, int(unequal.sum())),
         "pairs_equal_length": int((~unequal).sum()),

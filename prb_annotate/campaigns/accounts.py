@@ -30,9 +30,12 @@ from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import transaction
+from django.db.models.functions import Lower
 from django.urls import reverse
+from django.utils import translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import gettext, ngettext
 
 from prb_annotate.campaigns.lifecycle import add_member
 from prb_annotate.campaigns.signup import RESERVED_PREFIXES
@@ -226,13 +229,7 @@ def add_annotators(
     nothing: AnnotatorListError, with nothing written, when a name is reserved for the app's
     own accounts or belongs to an account an invite link made for another campaign.
     """
-    existing = {
-        user.username.lower(): user
-        for user in User.objects.filter(username__in=[entry.username for entry in entries])
-    }
-    problems = _account_problems(campaign, entries, existing)
-    if problems:
-        raise AnnotatorListError(problems)
+    existing = _checked_accounts(campaign, entries)
     made: list[tuple[User, bool]] = []
     with transaction.atomic():
         for entry in entries:
@@ -245,6 +242,58 @@ def add_annotators(
             add_member(campaign, user)
             made.append((user, created))
     return [_added(user, created, campaign, site) for user, created in made]
+
+
+@dataclass(frozen=True)
+class PlannedAnnotator:
+    """What adding one line of the list will do, shown before anything is made."""
+
+    line: int
+    username: str
+    email: str
+    outcome: str  # "new" (an account and its link), "existing" or "member" (nothing changes)
+
+
+def preview_annotators(campaign: Campaign, entries: list[AnnotatorEntry]) -> list[PlannedAnnotator]:
+    """What ``add_annotators`` would do with ``entries``, writing nothing: a typo shows as a new
+    account before any is made. Raises AnnotatorListError as ``add_annotators`` does."""
+    existing = _checked_accounts(campaign, entries)
+    members = set(
+        campaign.memberships.filter(user__in=list(existing.values())).values_list(
+            "user_id", flat=True
+        )
+    )
+    planned = []
+    for entry in entries:
+        user = existing.get(entry.username.lower())
+        if user is None:
+            outcome, username = "new", entry.username
+        else:
+            outcome, username = ("member" if user.pk in members else "existing"), user.username
+        planned.append(PlannedAnnotator(entry.line, username, entry.email, outcome))
+    return planned
+
+
+def as_list_text(entries: list[AnnotatorEntry]) -> str:
+    """The entries as the list the form takes, one per line: what the confirmation sends back
+    (a CSV file's rows included), so that what is made is what was shown."""
+    return "\n".join(f"{entry.username} {entry.email}".strip() for entry in entries)
+
+
+def _checked_accounts(campaign: Campaign, entries: list[AnnotatorEntry]) -> dict[str, User]:
+    """The existing accounts the entries name, by lower-cased username; AnnotatorListError when
+    a name is reserved or scoped to another campaign."""
+    # Compared case-insensitively, as the sign-up form does: "Manager" is the account
+    # "manager", never a look-alike of it.
+    lowered = [entry.username.lower() for entry in entries]
+    matching = User.objects.annotate(lowered=Lower("username")).filter(lowered__in=lowered)
+    existing: dict[str, User] = {
+        user.username.lower(): user for user in User.objects.filter(pk__in=matching.values("pk"))
+    }
+    problems = _account_problems(campaign, entries, existing)
+    if problems:
+        raise AnnotatorListError(problems)
+    return existing
 
 
 def _account_problems(
@@ -274,6 +323,12 @@ def _account_problems(
 def _added(user: User, created: bool, campaign: Campaign, site: str) -> AddedAnnotator:
     if not created:
         return AddedAnnotator(user.username, False, "", False)
+    return link_for(user, campaign, site)
+
+
+def link_for(user: User, campaign: Campaign, site: str) -> AddedAnnotator:
+    """A fresh one-time link for ``user`` (mailed when email is configured): a new account's,
+    or a new one for an account whose link was lost or expired (``campaigns/members.py``)."""
     url = site.rstrip("/") + set_password_path(user)
     return AddedAnnotator(user.username, True, url, _mail_link(user, url, campaign))
 
@@ -290,13 +345,24 @@ def _mail_link(user: User, url: str, campaign: Campaign) -> bool:
     if not settings.PRB_SEND_EMAIL or not user.email:
         return False
     days = max(1, settings.PASSWORD_RESET_TIMEOUT // 86400)
-    body = (
-        f"You have been added as an annotator of “{campaign.name}”.\n\n"
-        f"Choose your password here (the link works once, for {days} days):\n{url}\n\n"
-        f"Your username is {user.username}.\n"
-    )
+    # In the campaign's language where it has one: the annotator has chosen none yet.
+    with translation.override(campaign.language or settings.LANGUAGE_CODE):
+        values = {"name": campaign.name, "days": days, "url": url, "username": user.username}
+        body = (
+            ngettext(
+                "You have been added as an annotator of “%(name)s”.\n\n"
+                "Choose your password here (the link works once, for %(days)s day):\n"
+                "%(url)s\n\nYour username is %(username)s.\n",
+                "You have been added as an annotator of “%(name)s”.\n\n"
+                "Choose your password here (the link works once, for %(days)s days):\n"
+                "%(url)s\n\nYour username is %(username)s.\n",
+                days,
+            )
+            % values
+        )
+        subject = gettext("Your annotator account: %(name)s") % values
     try:
-        send_mail(f"Your annotator account: {campaign.name}", body, None, [user.email])
+        send_mail(subject, body, None, [user.email])
     except (SMTPException, OSError) as error:
         logger.warning("could not mail %s their set-password link: %s", user.username, error)
         return False

@@ -8,7 +8,7 @@ the chosen answer, and ``answers_from_form`` turns the A/B form into dataset ori
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -17,8 +17,10 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
-from prb_annotate.campaigns.qualification.gate import BLOCKED_SUBMIT_SQL
+from prb_annotate.campaigns.qualification.gate import BLOCKED_SUBMIT_COLUMN
 from prb_annotate.db.plainsql import (
     db_time,
     execute,
@@ -39,9 +41,11 @@ TRUE_VALUES = frozenset({"on", "true", "1", "yes"})
 FALSE_VALUES = frozenset({"", "off", "false", "0", "no"})
 # PostgreSQL text cannot hold NUL characters: refused as bad input on every database.
 NUL = "\x00"
-NUL_MESSAGE = "Remove the NUL character (code 0)."
-FULL_MESSAGE = "This pair already has enough annotations; your answer was not recorded."
-NOT_CLEARED_MESSAGE = (
+NUL_MESSAGE = gettext_noop("Remove the NUL character (code 0).")
+FULL_MESSAGE = gettext_noop(
+    "This pair already has enough annotations; your answer was not recorded."
+)
+NOT_CLEARED_MESSAGE = gettext_noop(
     "Answer the practice and pass the qualification first; your answer was not recorded."
 )
 
@@ -57,6 +61,15 @@ class Answers:
     confidence: str  # low / medium / high
     comment: str = ""
     flagged: bool = False
+
+
+ANSWER_FIELDS = tuple(field.name for field in fields(Answers))
+
+
+def answer_columns(answers: Any) -> dict[str, Any]:
+    """The Annotation columns an annotator's answers fill, read off ``answers`` (an
+    :class:`Answers`, or an imported answer that has the same fields)."""
+    return {name: getattr(answers, name) for name in ANSWER_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -75,6 +88,11 @@ class SubmitResult:
     message: str
 
 
+def status_word(status: str) -> str:
+    """A campaign's status as a sentence names it, in the active language ("paused")."""
+    return str(Campaign.Status(status).label).lower() if status in Campaign.Status else status
+
+
 class SubmitError(Exception):
     """A submit or skip that changed nothing; ``field_errors`` maps form fields to messages.
 
@@ -87,6 +105,8 @@ class SubmitError(Exception):
     def __init__(
         self, message: str, field_errors: dict[str, str] | None = None, *, code: str = "invalid"
     ) -> None:
+        # Texts are in the language active where the error is raised (English on the API, the
+        # reader's on a page).
         super().__init__(message)
         self.message = message
         self.field_errors: dict[str, str] = field_errors or {}
@@ -115,47 +135,51 @@ def parse_submission(data: Mapping[str, Any], *, assignment: Assignment) -> Subm
             name = f"quality_{side}_{criterion}"
             rating = _int_field(data.get(name), 1, campaign.rating_scale_max)
             if rating is None:
-                errors[name] = (
-                    f"Rate {criterion} of response {side} from 1 to {campaign.rating_scale_max}."
-                )
+                errors[name] = _("Rate %(criterion)s of response %(side)s from 1 to %(high)s.") % {
+                    "criterion": _(criterion),
+                    "side": side,
+                    "high": campaign.rating_scale_max,
+                }
             else:
                 quality[side][criterion] = rating
 
     fit = _text(data.get("rubric_fit")).strip()
     fit_key = fit.upper() if fit.lower() != "tie" else "tie"
     if fit_key not in {"A", "B", "tie"}:
-        errors["rubric_fit"] = "Choose A, B or tie."
+        errors["rubric_fit"] = _("Choose A, B or tie.")
     differentiator = _text(data.get("differentiator")).strip().lower()
     if differentiator not in Annotation.Differentiator.values:
-        errors["differentiator"] = "Choose what mainly distinguishes the two responses."
+        errors["differentiator"] = _("Choose what mainly distinguishes the two responses.")
     confidence = _text(data.get("confidence")).strip().lower()
     if confidence not in Annotation.Confidence.values:
-        errors["confidence"] = "Choose low, medium or high."
+        errors["confidence"] = _("Choose low, medium or high.")
     comment = _text(data.get("comment")).strip()
     if len(comment) > MAX_COMMENT:
-        errors["comment"] = f"Keep the comment under {MAX_COMMENT} characters."
+        errors["comment"] = _("Keep the comment under %(limit)s characters.") % {
+            "limit": MAX_COMMENT
+        }
     elif NUL in comment:
-        errors["comment"] = NUL_MESSAGE
+        errors["comment"] = _(NUL_MESSAGE)
     flagged = _bool_field(data.get("flagged"))
     if flagged is None:
-        errors["flagged"] = "Flagged is either on or off."
+        errors["flagged"] = _("Flagged is either on or off.")
 
     client_token = _text(data.get("client_token")).strip()
     if not client_token:
-        errors["client_token"] = "Missing client token; reload the page."
+        errors["client_token"] = _("Missing client token; reload the page.")
     elif len(client_token) > MAX_CLIENT_TOKEN:
         errors["client_token"] = f"Client token longer than {MAX_CLIENT_TOKEN} characters."
     elif NUL in client_token:
-        errors["client_token"] = NUL_MESSAGE
+        errors["client_token"] = _(NUL_MESSAGE)
     time_on_task_ms: int | None = None
     raw_time = data.get("time_on_task_ms")
     if raw_time not in (None, ""):
         time_on_task_ms = _int_field(raw_time, 0, MAX_TIME_ON_TASK_MS, round_floats=True)
         if time_on_task_ms is None:
-            errors["time_on_task_ms"] = "Time on task is a whole number of milliseconds."
+            errors["time_on_task_ms"] = _("Time on task is a whole number of milliseconds.")
 
     if errors:
-        raise SubmitError("Please correct the marked fields.", errors)
+        raise SubmitError(_("Please correct the marked fields."), errors)
 
     chosen_side = assignment.chosen_position
     rejected_side = "B" if chosen_side == "A" else "A"
@@ -260,7 +284,7 @@ def check_answers(answers: Answers, campaign: Campaign) -> None:
     if len(answers.comment) > MAX_COMMENT:
         errors["comment"] = f"Keep the comment under {MAX_COMMENT} characters."
     elif NUL in answers.comment:
-        errors["comment"] = NUL_MESSAGE
+        errors["comment"] = _(NUL_MESSAGE)
     if errors:
         raise SubmitError("Please correct the marked fields.", errors)
 
@@ -276,12 +300,15 @@ WHERE a.id = %s AND a.annotator_id = %s
 
 # After the lock, everything a submit decides on: the assignment, its item's target, the
 # campaign's state and questions, the annotation the client token made if any, the item's
-# other assignments that hold a slot (submitted ones and live reservations), and whether the
-# annotator is a member not cleared for regular items (qualification/gate.py).
+# other assignments that hold a slot (submitted ones and live reservations), whether the
+# annotator is a member not cleared for regular items (qualification/gate.py), and whether
+# they still owe the campaign's consent (a reservation made before a consent text was set is
+# no way around it).
 SUBMIT_TEMPLATE = """
 SELECT a.status, a.chosen_position,
        CASE WHEN a.status = 'reserved' AND a.expires_at > %s THEN 1 ELSE 0 END,
-       i.kind, c.annotations_per_pair + i.extra_annotations + i.replacement_annotations, c.status,
+       i.kind, i.gold_answers,
+       c.annotations_per_pair + i.extra_annotations + i.replacement_annotations, c.status,
        c.quality_criteria, c.rating_scale_max,
        t.id, t.assignment_id,
        (SELECT COUNT(*) FROM prb_annotate_assignment o
@@ -289,14 +316,34 @@ SELECT a.status, a.chosen_position,
        (SELECT COUNT(*) FROM prb_annotate_assignment o
         WHERE o.item_id = a.item_id AND o.id <> a.id AND o.status = 'reserved'
           AND o.expires_at > %s),
-       CASE WHEN {blocked} THEN 1 ELSE 0 END
+       {blocked},
+       CASE WHEN {consent_missing} THEN 1 ELSE 0 END
 FROM prb_annotate_assignment a
 JOIN prb_annotate_campaignitem i ON i.id = a.item_id
 JOIN prb_annotate_campaign c ON c.id = a.campaign_id
 LEFT JOIN prb_annotate_annotation t ON t.client_token = %s
 WHERE a.id = %s AND a.annotator_id = %s
 """
-SUBMIT_SQL = SUBMIT_TEMPLATE.format(blocked=BLOCKED_SUBMIT_SQL)
+# The member has not accepted the campaign's consent text (briefing.needs_consent).
+CONSENT_MISSING_SQL = """
+TRIM(c.consent_text) <> ''
+AND EXISTS (SELECT 1 FROM prb_annotate_membership cm
+            WHERE cm.campaign_id = a.campaign_id AND cm.user_id = a.annotator_id
+              AND cm.consent_given_at IS NULL)
+"""
+SUBMIT_SQL = SUBMIT_TEMPLATE.format(
+    blocked=BLOCKED_SUBMIT_COLUMN, consent_missing=CONSENT_MISSING_SQL
+)
+CONSENT_MESSAGE = gettext_noop("Accept the campaign's consent text before your first answer.")
+
+# A gold answer that is right proves a newcomer (``assignment.py``): their first such answer.
+PROVEN_SQL = """
+UPDATE prb_annotate_membership SET proven_at = %s
+WHERE proven_at IS NULL
+  AND EXISTS (SELECT 1 FROM prb_annotate_assignment a
+              WHERE a.id = %s AND a.campaign_id = prb_annotate_membership.campaign_id
+                AND a.annotator_id = prb_annotate_membership.user_id)
+"""
 
 MARK_SUBMITTED_SQL = """
 UPDATE prb_annotate_assignment SET status = 'submitted', submitted_at = %s WHERE id = %s
@@ -312,6 +359,7 @@ class _Locked:
     chosen_position: str
     live: bool  # a reservation that has not expired
     kind: str
+    gold_answers: dict[str, Any] | None
     target: int
     campaign_status: str
     quality_criteria: list[str]
@@ -321,6 +369,7 @@ class _Locked:
     others_submitted: int
     others_reserved: int  # live reservations of others on the item
     blocked: bool  # a member not cleared for regular items
+    consent_missing: bool  # a member who has not accepted the consent text
 
     @cached_property
     def form_assignment(self) -> Assignment:
@@ -363,7 +412,7 @@ def submit(
     if not client_token or len(client_token) > MAX_CLIENT_TOKEN:
         raise SubmitError("Missing client token.", {"client_token": "Missing or too long."})
     if NUL in client_token:
-        raise SubmitError("Invalid client token.", {"client_token": NUL_MESSAGE})
+        raise SubmitError("Invalid client token.", {"client_token": _(NUL_MESSAGE)})
     if time_on_task_ms is not None and not 0 <= time_on_task_ms <= MAX_TIME_ON_TASK_MS:
         raise SubmitError("Invalid time on task.", {"time_on_task_ms": "Out of range."})
     submission = Submission(answers, client_token, time_on_task_ms)
@@ -439,6 +488,7 @@ def _lock_for_submit(
         chosen_position,
         live,
         kind,
+        gold_answers,
         target,
         campaign_status,
         criteria,
@@ -448,6 +498,7 @@ def _lock_for_submit(
         submitted,
         reserved,
         blocked,
+        consent_missing,
     ) = rows[0]
     return _Locked(
         assignment_id=assignment_id,
@@ -455,6 +506,7 @@ def _lock_for_submit(
         chosen_position=chosen_position,
         live=bool(live),
         kind=kind,
+        gold_answers=_json(gold_answers),
         target=int(target),
         campaign_status=campaign_status,
         quality_criteria=_json(criteria),
@@ -464,6 +516,7 @@ def _lock_for_submit(
         others_submitted=int(submitted),
         others_reserved=int(reserved),
         blocked=bool(blocked),
+        consent_missing=bool(consent_missing),
     )
 
 
@@ -477,23 +530,28 @@ def _store(locked: _Locked, submission: Submission, now: datetime) -> SubmitResu
                 {"client_token": "Already used; reload the page."},
             )
         existing = Annotation.objects.get(pk=locked.token_annotation_id)
-        return SubmitResult(existing, created=False, message="Your answer was already saved.")
+        return SubmitResult(existing, created=False, message=_("Your answer was already saved."))
     if locked.campaign_status != Campaign.Status.ACTIVE:
         raise SubmitError(
-            f"This campaign is {locked.campaign_status}; answers are not accepted.",
+            _("This campaign is %(status)s; answers are not accepted.")
+            % {"status": status_word(locked.campaign_status)},
             code="inactive",
         )
     if locked.blocked:
-        raise SubmitError(NOT_CLEARED_MESSAGE, code="qualification")
+        raise SubmitError(_(NOT_CLEARED_MESSAGE), code="qualification")
+    if locked.consent_missing:
+        raise SubmitError(_(CONSENT_MESSAGE), code="consent")
     answers = submission.answers
     check_answers(answers, locked.form_assignment.campaign)
     token, time_on_task_ms = submission.client_token, submission.time_on_task_ms
 
+    if _gold_right(locked, answers):
+        execute(PROVEN_SQL, [db_time(now), assignment_id])
     if locked.status == Assignment.Status.SUBMITTED:
         return SubmitResult(
             _add_revision(assignment_id, answers, token, time_on_task_ms),
             created=True,
-            message="Your revised answer was saved.",
+            message=_("Your revised answer was saved."),
         )
     if locked.kind != CampaignItem.Kind.GOLD:
         # A live reservation already owns its slot; the check on submitted answers still
@@ -502,10 +560,18 @@ def _store(locked: _Locked, submission: Submission, now: datetime) -> SubmitResu
         if not locked.live:
             taken += locked.others_reserved
         if taken >= locked.target:
-            raise SubmitError(FULL_MESSAGE, code="full")
+            raise SubmitError(_(FULL_MESSAGE), code="full")
     execute(MARK_SUBMITTED_SQL, [db_time(now), assignment_id])
     annotation = _create_annotation(assignment_id, answers, token, time_on_task_ms, 1)
-    return SubmitResult(annotation, created=True, message="Your answer was saved.")
+    return SubmitResult(annotation, created=True, message=_("Your answer was saved."))
+
+
+def _gold_right(locked: _Locked, answers: Answers) -> bool:
+    """Whether this is a gold item answered as its expected answers say (as the audit's gold
+    accuracy counts it)."""
+    if locked.kind != CampaignItem.Kind.GOLD or not locked.gold_answers:
+        return False
+    return all(getattr(answers, key, None) == value for key, value in locked.gold_answers.items())
 
 
 def _json(value: Any) -> Any:
@@ -535,13 +601,7 @@ def _create_annotation(
         assignment_id=assignment_id,
         revision=revision,
         is_current=True,
-        quality_chosen=answers.quality_chosen,
-        quality_rejected=answers.quality_rejected,
-        rubric_fit=answers.rubric_fit,
-        differentiator=answers.differentiator,
-        confidence=answers.confidence,
-        comment=answers.comment,
-        flagged=answers.flagged,
+        **answer_columns(answers),
         time_on_task_ms=time_on_task_ms,
         client_token=client_token,
     )
@@ -565,10 +625,10 @@ def skip(
         )
         if assignment.status == Assignment.Status.SUBMITTED:
             raise SubmitError(
-                "You already submitted this pair; revise it instead.", code="submitted"
+                _("You already submitted this pair; revise it instead."), code="submitted"
             )
         if NUL in reason:
-            raise SubmitError("Please correct the marked fields.", {"reason": NUL_MESSAGE})
+            raise SubmitError("Please correct the marked fields.", {"reason": _(NUL_MESSAGE)})
         if assignment.status != Assignment.Status.SKIPPED:
             assignment.status = Assignment.Status.SKIPPED
             assignment.skip_reason = reason.strip()[:MAX_SKIP_REASON]

@@ -30,6 +30,19 @@ The queue for one annotator, in order:
    ``balanced_position``): offering them last keeps both tallies within one; a compatible
    annotator usually comes along before the untouched items run out.
 
+A participant's first items are slowed (``Campaign.first_reservation_minutes``; 0 turns it
+off). A member whose account an invite link made (an ``InviteJoin`` row) is a *newcomer* until
+they answer a gold or practice item right (``Membership.proven_at``, set by the submits).
+While they are one, their reservations last the short first window (never longer than the
+campaign's own); where the campaign has gold items, once they have an answer their queue is
+step 3 alone, a gold item every time, until one is right: an account made only to hold slots
+holds at most one regular slot (its first item, unless that was gold), and lets a held item go
+within minutes. Without gold items
+nothing can prove them, so only their first reservation is short and the queue is as for
+anyone. Proven or not, a member the link made gets no new item while the accounts the link made
+from their network hold that network's share of the slots (``network_share.py``; read before
+any item is locked, so requests served at the same moment may pass it by one each).
+
 Steps 4-6 come from a *plan* (assignment_plan.py). It is only a proposal: every candidate is
 locked and counted again before a slot is taken, and when none of them can be taken, an exact
 plan is made before the annotator is told that nothing is left. On SQLite the plan is made
@@ -65,9 +78,26 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from prb_annotate.access import PARTICIPANT_SCOPE_SQL
+from prb_annotate.campaigns.briefing import ConsentFirst
+from prb_annotate.campaigns.network_share import slots_per_network
 from prb_annotate.campaigns.plan import MAX_CANDIDATES, Candidate, Plan, plan_for
 from prb_annotate.campaigns.qualification.gate import CLEARED_COLUMN
+from prb_annotate.campaigns.queue_sql import (
+    CONSENT_PENDING_COLUMN,
+    INSERT_SQL,
+    ITEM_LOCK_SQL,
+    ITEM_SQL,
+    MEMBER_LOCK_SQL,
+    MEMBER_SQL,
+    NETWORK_COLUMN,
+    NETWORK_HELD_SQL,
+    NEWCOMER,
+    NEWCOMER_COLUMN,
+    NEWCOMER_WITH_GOLD,
+    OWN_EXPIRED_SQL,
+    PLAN_INPUTS_SQL,
+    REUSE_SQL,
+)
 from prb_annotate.db.plainsql import (
     columns,
     db_time,
@@ -79,6 +109,7 @@ from prb_annotate.db.plainsql import (
     row_lock,
 )
 from prb_annotate.models import Assignment, Campaign, CampaignItem, Membership, Pair
+from prb_annotate.security.access import PARTICIPANT_SCOPE_SQL
 
 A = Assignment.Position.A
 B = Assignment.Position.B
@@ -173,89 +204,6 @@ def is_gold_slot(position: int, rate: float, *, seed: int, annotator_id: int) ->
     return position == first + rng.randrange(end - first)
 
 
-# --- plain SQL for the hot path (see plainsql.py) ------------------------------------------
-
-MEMBER_LOCK_SQL = """
-SELECT m.id FROM prb_annotate_membership m
-WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator' AND {}
-"""
-
-# The campaign, for one of its annotators, with their history in it: submitted, submitted
-# showing the chosen answer on A, reservations (live or lapsed), expired rows; and whether they
-# are cleared for regular items (qualification/gate.py).
-MEMBER_SQL = """
-SELECT {},
-       h.submitted, h.shown_a, h.reserved_rows, h.expired_rows, {}
-FROM prb_annotate_membership m JOIN prb_annotate_campaign c ON c.id = m.campaign_id
-CROSS JOIN (
-    SELECT COALESCE(SUM(CASE WHEN status = 'submitted' THEN 1 ELSE 0 END), 0) AS submitted,
-           COALESCE(SUM(CASE WHEN status = 'submitted' AND chosen_position = 'A'
-                        THEN 1 ELSE 0 END), 0) AS shown_a,
-           COALESCE(SUM(CASE WHEN status = 'reserved' THEN 1 ELSE 0 END), 0) AS reserved_rows,
-           COALESCE(SUM(CASE WHEN status = 'expired' THEN 1 ELSE 0 END), 0) AS expired_rows
-    FROM prb_annotate_assignment
-    WHERE campaign_id = %s AND annotator_id = %s
-) h
-WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator' AND {}
-"""
-
-# Before the transaction (SQLite): whether the caller is an annotator of the campaign, its
-# status and keys for the plan, and whether they hold a live reservation (no plan needed then).
-PLAN_INPUTS_SQL = """
-SELECT c.status, c.annotations_per_pair, c.invite_token,
-       EXISTS (SELECT 1 FROM prb_annotate_assignment a
-               WHERE a.campaign_id = c.id AND a.annotator_id = m.user_id
-                 AND a.status = 'reserved' AND a.expires_at > %s)
-FROM prb_annotate_membership m JOIN prb_annotate_campaign c ON c.id = m.campaign_id
-WHERE m.campaign_id = %s AND m.user_id = %s AND m.role = 'annotator' AND {}
-"""
-
-OWN_EXPIRED_SQL = """
-SELECT id FROM prb_annotate_assignment
-WHERE campaign_id = %s AND annotator_id = %s AND status = 'expired'
-"""
-
-ITEM_LOCK_SQL = "SELECT id FROM prb_annotate_campaignitem WHERE id = %s"
-
-# An item with its pair and its slots: occupied, occupied showing chosen on A, lapsed
-# reservations not yet marked expired, rows of this annotator that keep the item from them
-# (all but expired ones), and their expired row, which a new reservation reuses.
-ITEM_SQL = """
-SELECT {}, {},
-       s.occupied, s.shown_a, s.stale, s.own, s.own_expired_id
-FROM prb_annotate_campaignitem i JOIN prb_annotate_pair p ON p.id = i.pair_id
-CROSS JOIN (
-    SELECT COALESCE(SUM(CASE WHEN status = 'submitted'
-                                  OR (status = 'reserved' AND expires_at > %s)
-                        THEN 1 ELSE 0 END), 0) AS occupied,
-           COALESCE(SUM(CASE WHEN chosen_position = 'A' AND (status = 'submitted'
-                                  OR (status = 'reserved' AND expires_at > %s))
-                        THEN 1 ELSE 0 END), 0) AS shown_a,
-           COALESCE(SUM(CASE WHEN status = 'reserved' AND expires_at <= %s
-                        THEN 1 ELSE 0 END), 0) AS stale,
-           COALESCE(SUM(CASE WHEN annotator_id = %s AND status <> 'expired'
-                        THEN 1 ELSE 0 END), 0) AS own,
-           MAX(CASE WHEN annotator_id = %s AND status = 'expired' THEN id END) AS own_expired_id
-    FROM prb_annotate_assignment WHERE item_id = %s
-) s
-WHERE i.id = %s
-"""
-
-REUSE_SQL = """
-UPDATE prb_annotate_assignment
-SET status = 'reserved', chosen_position = %s, reserved_at = %s, expires_at = %s
-WHERE id = %s AND status = 'expired'
-"""
-
-INSERT_SQL = """
-INSERT INTO prb_annotate_assignment
-    (campaign_id, item_id, annotator_id, chosen_position, status, reserved_at, expires_at,
-     skip_reason)
-VALUES (%s, %s, %s, %s, 'reserved', %s, %s, '')
-RETURNING id
-"""
-
-
 # --- the queue ------------------------------------------------------------------------------
 
 
@@ -267,10 +215,12 @@ class _Settings:
     status: str
     k: int
     reservation_minutes: int
+    first_reservation_minutes: int
     quota: int | None
     gold_rate: float
     seed: int
     invite_token: str
+    record: Campaign
 
     @classmethod
     def of(cls, campaign: Campaign) -> "_Settings":
@@ -279,10 +229,12 @@ class _Settings:
             status=campaign.status,
             k=campaign.annotations_per_pair,
             reservation_minutes=campaign.reservation_minutes,
+            first_reservation_minutes=campaign.first_reservation_minutes,
             quota=campaign.quota_per_annotator,
             gold_rate=campaign.gold_rate,
             seed=campaign.seed,
             invite_token=campaign.invite_token,
+            record=campaign,
         )
 
 
@@ -292,10 +244,27 @@ class _History:
     shown_a: int
     reserved_rows: int  # this annotator's reservations, live or lapsed
     expired_rows: int
+    newcomer: int  # 0, NEWCOMER or NEWCOMER_WITH_GOLD
+    network: str | None = None  # where the invite link made the account (None: not the link)
 
     @property
     def shown_b(self) -> int:
         return self.submitted - self.shown_a
+
+    @property
+    def gold_only(self) -> bool:
+        """A newcomer who has answered, in a campaign with gold items: gold until one is right."""
+        return self.newcomer == NEWCOMER_WITH_GOLD and self.submitted > 0
+
+    def reservation_minutes(self, settings: "_Settings") -> int:
+        """How long a new reservation lasts: the short first window for a newcomer (their
+        first reservation only where no gold item can prove them)."""
+        slowed = self.newcomer == NEWCOMER_WITH_GOLD or (
+            self.newcomer == NEWCOMER and self.submitted == 0
+        )
+        if not slowed:
+            return settings.reservation_minutes
+        return min(settings.first_reservation_minutes, settings.reservation_minutes)
 
 
 class QualificationFirst(Exception):
@@ -323,28 +292,47 @@ def next_assignment(
 
 
 def next_assignment_by_id(
-    campaign_id: int, annotator: User, *, now: datetime | None = None
+    campaign_id: int,
+    annotator: User,
+    *,
+    now: datetime | None = None,
+    consent_first: bool = False,
 ) -> Assignment | None:
     """``next_assignment`` for a campaign known by its id alone (the API): the membership is
-    checked on the way, so the caller needs no read of its own."""
+    checked on the way, so the caller needs no read of its own. With ``consent_first``, a
+    member who has not accepted the campaign's consent text gets ``ConsentFirst`` (whatever
+    the campaign's status), read in the same statement as the rest; the pages ask for consent
+    with the membership they read anyway."""
     now = now or timezone.now()
-    assignment = _next(campaign_id, annotator, now)
+    asks = _Asks(consent_first)
+    assignment = _next(campaign_id, annotator, now, asks)
     if assignment is None and _made_room_for_replacements(campaign_id):
-        assignment = _next(campaign_id, annotator, now)
+        assignment = _next(campaign_id, annotator, now, asks)
+    if isinstance(assignment, ConsentFirst):
+        raise assignment
     if assignment is _NOT_CLEARED:
         raise QualificationFirst("Practice or qualification comes first.")
     assert assignment is None or isinstance(assignment, Assignment)
     return assignment
 
 
-def _next(campaign_id: int, annotator: User, now: datetime) -> Assignment | object | None:
+@dataclass(frozen=True)
+class _Asks:
+    """What the caller wants checked besides the queue's own rules."""
+
+    consent: bool
+
+
+def _next(
+    campaign_id: int, annotator: User, now: datetime, asks: _Asks
+) -> Assignment | object | None:
     if has_row_locks():
         # PostgreSQL: one transaction, which plans only once it knows a new item is needed.
         with operation_transaction():
-            return _next_in_transaction(campaign_id, annotator, now, plan=None, may_plan=True)
-    plan = _plan_before_transaction(campaign_id, annotator, now)
+            return _next_in_transaction(campaign_id, annotator, now, asks, plan=None, may_plan=True)
+    plan = _plan_before_transaction(campaign_id, annotator, now, asks)
     with operation_transaction():
-        return _next_in_transaction(campaign_id, annotator, now, plan=plan, may_plan=False)
+        return _next_in_transaction(campaign_id, annotator, now, asks, plan=plan, may_plan=False)
 
 
 def _made_room_for_replacements(campaign_id: int) -> bool:
@@ -363,16 +351,20 @@ def _made_room_for_replacements(campaign_id: int) -> bool:
     return campaign is not None and request_replacement_annotations(campaign) > 0
 
 
-def _plan_before_transaction(campaign_id: int, annotator: User, now: datetime) -> Plan | None:
+def _plan_before_transaction(
+    campaign_id: int, annotator: User, now: datetime, asks: _Asks
+) -> Plan | None:
     """SQLite: the plan, made before the immediate transaction takes the write lock; None when
-    no new item will be needed (the transaction reads the campaign's status again)."""
+    no new item will be needed (the transaction reads the campaign's status and the consent
+    again, under the lock, and decides)."""
     rows = fetch(
-        PLAN_INPUTS_SQL.format(PARTICIPANT_SCOPE_SQL), [db_time(now), campaign_id, annotator.pk]
+        PLAN_INPUTS_SQL.format(CONSENT_PENDING_COLUMN, PARTICIPANT_SCOPE_SQL),
+        [db_time(now), campaign_id, annotator.pk],
     )
     if not rows:
         raise Membership.DoesNotExist("Not an annotator of this campaign.")
-    status, k, invite_token, has_live = rows[0]
-    if status != Campaign.Status.ACTIVE or has_live:
+    status, k, invite_token, has_live, consent_owed = rows[0]
+    if status != Campaign.Status.ACTIVE or has_live or (asks.consent and consent_owed.strip()):
         return None
     return plan_for(
         campaign_id=campaign_id,
@@ -384,7 +376,13 @@ def _plan_before_transaction(campaign_id: int, annotator: User, now: datetime) -
 
 
 def _next_in_transaction(
-    campaign_id: int, annotator: User, now: datetime, *, plan: Plan | None, may_plan: bool
+    campaign_id: int,
+    annotator: User,
+    now: datetime,
+    asks: _Asks,
+    *,
+    plan: Plan | None,
+    may_plan: bool,
 ) -> Assignment | object | None:
     # One annotator's requests queue on their membership row (PostgreSQL row lock; SQLite's
     # immediate transaction already serializes everything): two tabs asking at once get one
@@ -394,16 +392,27 @@ def _next_in_transaction(
     ):
         raise Membership.DoesNotExist("Not an annotator of this campaign.")
     rows = fetch(
-        MEMBER_SQL.format(columns(Campaign, "c"), CLEARED_COLUMN, PARTICIPANT_SCOPE_SQL),
+        MEMBER_SQL.format(
+            columns(Campaign, "c"),
+            NEWCOMER_COLUMN,
+            NETWORK_COLUMN,
+            CLEARED_COLUMN,
+            CONSENT_PENDING_COLUMN,
+            PARTICIPANT_SCOPE_SQL,
+        ),
         [campaign_id, annotator.pk, campaign_id, annotator.pk],
     )
     if not rows:
         raise Membership.DoesNotExist("Not an annotator of this campaign.")
     campaign = instance(Campaign, rows[0])
-    *counts, cleared = rows[0][len(Campaign._meta.concrete_fields) :]
+    *counts, network, cleared, consent_owed = rows[0][len(Campaign._meta.concrete_fields) :]
+    if asks.consent and consent_owed.strip():
+        # Returned, raised once the transaction has ended (like _NOT_CLEARED).
+        return ConsentFirst(consent_owed)
     if campaign.status == Campaign.Status.ACTIVE and not cleared:
         return _NOT_CLEARED
-    history = _History(*(int(n) for n in counts))
+    submitted, shown_a, reserved_rows, expired_rows, newcomer = (int(n) for n in counts)
+    history = _History(submitted, shown_a, reserved_rows, expired_rows, newcomer, network)
     assignment = _queue(_Settings.of(campaign), annotator, history, now, plan, may_plan)
     if assignment is not None:
         assignment.campaign = campaign
@@ -433,11 +442,13 @@ def _queue(
         fetch(OWN_EXPIRED_SQL + row_lock(), [settings.campaign_id, annotator.pk])
     if settings.quota is not None and history.submitted >= settings.quota:
         return None
-    if is_gold_slot(
+    if history.network is not None and _network_full(settings, history.network, now):
+        return None  # the accounts the link made from this network hold their share
+    if history.gold_only or is_gold_slot(
         history.submitted, settings.gold_rate, seed=settings.seed, annotator_id=annotator.pk
     ):
         gold = _reserve_gold(settings, annotator, history, locks)
-        if gold is not None:
+        if gold is not None or history.gold_only:
             return gold
     if plan is None and may_plan:
         # Inside the transaction already: the walk for new items waits until it is needed.
@@ -450,6 +461,11 @@ def _queue(
     # transaction, before telling the annotator that nothing is left.
     exact = _plan(settings, annotator, now, exact=True)
     return _reserve_regular(settings, history, locks, exact, last_try=True)
+
+
+def _network_full(settings: _Settings, network: str, now: datetime) -> bool:
+    held = fetch(NETWORK_HELD_SQL, [settings.campaign_id, network, db_time(now)])[0][0]
+    return bool(held) and held >= slots_per_network(settings.record)
 
 
 def _plan(
@@ -495,7 +511,7 @@ def _own_reservation(
         if slot is not None and slot.has_room(exclude_own=True):
             latest.chosen_position = _position_for(settings, annotator, history, slot)
             latest.reserved_at = now
-            latest.expires_at = now + timedelta(minutes=settings.reservation_minutes)
+            latest.expires_at = now + timedelta(minutes=history.reservation_minutes(settings))
             latest.save(update_fields=["chosen_position", "reserved_at", "expires_at"])
             revived = latest
     lapsed = [row.pk for row in rows if row is not revived]
@@ -602,7 +618,7 @@ def _reserve(
     if slot.stale:
         _expire_stale_on_item(slot.item_id, now)
     position = _position_for(settings, annotator, history, slot)
-    expires_at = now + timedelta(minutes=settings.reservation_minutes)
+    expires_at = now + timedelta(minutes=history.reservation_minutes(settings))
     times = [db_time(now), db_time(expires_at)]
     if slot.own_expired_id is not None:
         execute(REUSE_SQL, [position, *times, slot.own_expired_id])

@@ -1,8 +1,9 @@
 """What a newcomer is told and asked before their first item: how long the work takes, and the
 campaign's consent text, accepted once and kept with its time on the membership.
 
-The estimate is the quota times the median time on task of the campaign's current answers
-(``DEFAULT_SECONDS_PER_ITEM`` while fewer than ``MIN_TIMED_ANSWERS`` answers have a time).
+The estimate is the quota, plus the practice and qualification items asked first, times the
+median time on task of the campaign's current answers (``DEFAULT_SECONDS_PER_ITEM`` while fewer
+than ``MIN_TIMED_ANSWERS`` answers have a time).
 Consent is asked when the campaign has a consent text: the join page asks it with the start
 button, the consent page (``views/consent.py``) asks a member who arrived another way, and the
 annotation pages, the practice and qualification page and ``POST /api/campaigns/<id>/next/``
@@ -14,8 +15,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
-from prb_annotate.models import Annotation, Campaign, Membership
+from prb_annotate.models import Annotation, Campaign, Membership, QualificationItem
 
 # Before there are answers to measure: a careful reading of two responses and nine answers.
 DEFAULT_SECONDS_PER_ITEM = 120.0
@@ -25,8 +27,16 @@ MIN_TIMED_ANSWERS = 5
 TIMED_ANSWERS_READ = 2000
 
 
+CONSENT_FIRST = gettext_noop("Accept the campaign's consent text before the first item.")
+
+
 class ConsentFirst(Exception):
-    """The campaign asks for consent and this member has not given it yet."""
+    """The campaign asks for consent and this member has not given it yet; ``consent_text``
+    is the text to accept."""
+
+    def __init__(self, consent_text: str) -> None:
+        super().__init__(gettext(CONSENT_FIRST))
+        self.consent_text = consent_text
 
 
 @dataclass(frozen=True)
@@ -35,13 +45,15 @@ class TimeEstimate:
     # From this many timed answers; 0 when the default is used.
     measured_answers: int
     items: int | None
+    # Practice and qualification items asked before the first item: they take time too.
+    screening_items: int = 0
 
     @property
     def total_minutes(self) -> int | None:
         """The whole work in minutes, rounded up to 5; None without a quota."""
         if self.items is None:
             return None
-        minutes = self.items * self.seconds_per_item / 60
+        minutes = (self.items + self.screening_items) * self.seconds_per_item / 60
         return max(5, int(-(-minutes // 5) * 5))
 
     @property
@@ -65,9 +77,11 @@ def time_estimate(campaign: Campaign) -> TimeEstimate:
         .values_list("time_on_task_ms", flat=True)[:TIMED_ANSWERS_READ]
     )
     measured = median_seconds_per_item([int(t) for t in times if t is not None])
+    screening = QualificationItem.objects.filter(campaign=campaign).count()
+    quota = campaign.quota_per_annotator
     if measured is None:
-        return TimeEstimate(DEFAULT_SECONDS_PER_ITEM, 0, campaign.quota_per_annotator)
-    return TimeEstimate(measured, len(times), campaign.quota_per_annotator)
+        return TimeEstimate(DEFAULT_SECONDS_PER_ITEM, 0, quota, screening)
+    return TimeEstimate(measured, len(times), quota, screening)
 
 
 def needs_consent(membership: Membership) -> bool:
@@ -78,7 +92,7 @@ def needs_consent(membership: Membership) -> bool:
 def check_consent(membership: Membership) -> None:
     """ConsentFirst when the member has a consent text to accept first."""
     if needs_consent(membership):
-        raise ConsentFirst("Accept the campaign's consent text before the first item.")
+        raise ConsentFirst(membership.campaign.consent_text)
 
 
 def record_consent(membership: Membership) -> Membership:

@@ -12,6 +12,8 @@ The settings page and ``PATCH /api/campaigns/<id>/`` both check ``change_errors`
 - A quality-control threshold (minimum gold accuracy, position-bias p-value) may change at any
   time; who is left out of the audit follows, and with it the replacement slots (raised for
   answers that leave, withdrawn where nobody filled them for answers that come back).
+- The pay (amount, currency, what it is for) is stated in the paper all together or not at
+  all, so the three are set together or left empty together.
 - The status changes only through its own buttons (``lifecycle.set_status``: start, pause,
   resume, close; closing is final) and ``lifecycle.reopen_for_replacements``.
 """
@@ -19,20 +21,27 @@ The settings page and ``PATCH /api/campaigns/<id>/`` both check ``change_errors`
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from prb_annotate.audit.exclusions import sync_replacement_slots
+from prb_annotate.campaigns.setting_fields import CAMPAIGN, PAY_SETTINGS
 from prb_annotate.models import Campaign
 
 VERDICT_THRESHOLDS = frozenset({"quality_threshold", "majority_threshold"})
 LEFT_OUT_THRESHOLDS = frozenset({"min_gold_accuracy", "position_bias_max_p"})
 # What the settings page says of each rule, in the order it lists them.
 RULES = (
-    "k (annotations per pair) may take any value in a draft; once the campaign has started it "
-    "only goes up, and a closed campaign keeps it.",
-    "A verdict threshold change recomputes the audit the next time it is opened.",
-    "A quality-control threshold change recomputes who is left out of the audit; pairs whose "
-    "answers leave get replacement slots, and slots nobody filled are withdrawn when answers "
-    "come back.",
-    "The status changes with the campaign's buttons: start, pause, resume, and close (final).",
+    _(
+        "k (annotations per pair) may take any value in a draft; once the campaign has started "
+        "it only goes up, and a closed campaign keeps it."
+    ),
+    _("A verdict threshold change recomputes the audit the next time it is opened."),
+    _(
+        "A quality-control threshold change recomputes who is left out of the audit; pairs whose "
+        "answers leave get replacement slots, and slots nobody filled are withdrawn when answers "
+        "come back."
+    ),
+    _("The status changes with the campaign's buttons: start, pause, resume, and close (final)."),
 )
 
 
@@ -52,7 +61,24 @@ def change_errors(campaign: Campaign, changes: Mapping[str, Any]) -> dict[str, s
     threshold = changes.get("quality_threshold", campaign.quality_threshold)
     if threshold is not None and threshold > scale:
         errors["quality_threshold"] = f"Must not exceed the rating scale maximum ({scale})."
+    errors.update(
+        pay_errors({name: changes.get(name, getattr(campaign, name)) for name in PAY_SETTINGS})
+    )
     return errors
+
+
+def pay_errors(pay: Mapping[str, Any]) -> dict[str, str]:
+    """field -> why the pay settings ``pay`` (every one of ``PAY_SETTINGS``) do not go
+    together: all three or none."""
+    given = [name for name in PAY_SETTINGS if pay[name] not in (None, "")]
+    if not given or len(given) == len(PAY_SETTINGS):
+        return {}
+    named = ", ".join(str(CAMPAIGN[name].label).lower() for name in given)
+    return {
+        name: f"Needed with the {named}: the paper states the pay only in full."
+        for name in PAY_SETTINGS
+        if name not in given
+    }
 
 
 def after_changes(campaign: Campaign, changed: Collection[str]) -> list[str]:

@@ -15,6 +15,7 @@ from django.db import transaction
 
 from prb_annotate.audit.campaign_audit import campaign_verdicts
 from prb_annotate.audit.rule import PairVerdict
+from prb_annotate.campaigns.run_names import has_random_weights, name_for_new_run
 from prb_annotate.datasets.records import pair_to_record
 from prb_annotate.models import Campaign, EvaluationRun, Pair, PairScore
 
@@ -62,17 +63,24 @@ def audit_note(pairs: list[Pair], verdicts: dict[int, PairVerdict]) -> dict[str,
 
 
 def evaluate_campaign(
-    campaign: Campaign, *, model: str, subset: str = "all", **options: Any
+    campaign: Campaign,
+    *,
+    model: str,
+    subset: str = "all",
+    name: str | None = None,
+    **options: Any,
 ) -> EvaluationRun:
     """Score the campaign's pairs in ``subset`` with ``model`` and store the run.
 
     ``options`` are :class:`evaluation.config.ScoreConfig` fields (``mode``, ``top_k``,
     ``judge``, ``device``, ``dtype``, ...); ``model`` may be a built-in baseline
-    (``builtin:length``). Nothing is stored when scoring fails.
+    (``builtin:length``). ``name`` is the run's name (``run_names``: refused when taken;
+    by default the model's, never a server path). Nothing is stored when scoring fails.
     """
     from evaluation.baselines import is_builtin, score_builtin
     from evaluation.config import ScoreConfig
 
+    run_name = name_for_new_run(campaign, model, name)  # a taken name fails before scoring
     verdicts = campaign_verdicts(campaign)
     pairs = pairs_in_subset(campaign, subset, verdicts)
     if not pairs:
@@ -85,7 +93,11 @@ def evaluate_campaign(
         from evaluation.scoring import score_records
 
         result = score_records(records, config)
-    return store_run(campaign, subset, config.mode, result, pairs, verdicts)
+    run = store_run(campaign, subset, config.mode, result, pairs, verdicts, name=run_name)
+    if has_random_weights(model):
+        EvaluationRun.objects.filter(pk=run.pk).update(random_weights=True)
+        run.random_weights = True
+    return run
 
 
 @transaction.atomic
@@ -96,11 +108,15 @@ def store_run(
     result: Any,
     pairs: list[Pair],
     verdicts: dict[int, PairVerdict],
+    name: str | None = None,
 ) -> EvaluationRun:
     summary = {**result.summary_dict(), "audit": audit_note(pairs, verdicts)}
+    model = summary["settings"]["model"]
     run = EvaluationRun.objects.create(
         campaign=campaign,
-        model_name=summary["settings"]["model"],
+        model_name=model,
+        # Checked again under the transaction: another run may have taken it while scoring.
+        name=name_for_new_run(campaign, model, name),
         mode=mode,
         subset=subset,
         settings=summary["settings"],

@@ -5,7 +5,7 @@ A participant arrives with the values Prolific appends to the study link: ``PROL
 a secret: anyone who has seen a participant id could type it. So:
 
 - The first join makes an account for this campaign alone (a ``Participant`` row beside the
-  user): it has no password, and ``prb_annotate.access`` lets it reach nothing but this
+  user): it has no password, and ``prb_annotate.security.access`` lets it reach nothing but this
   campaign. The same participant id in another campaign is another account.
 - That join gives the browser a resume key (random, 256 bits), kept by the browser in a signed
   HttpOnly cookie and by the server only as a SHA-256 hash.
@@ -15,7 +15,8 @@ a secret: anyone who has seen a participant id could type it. So:
   else is refused (``ResumeRefused``): the visitor is not logged in.
 - Passwords, staff and every account not made by an invite link are never logged in here.
 - A first join is admitted by ``join_limits``: the campaign's own Prolific study only (when it
-  names one), and a share of the campaign's slots per client address.
+  names one), a participant Prolific lists in that study (with Prolific's API token), and a
+  share of the campaign's slots per client network and hour.
 """
 
 import hashlib
@@ -27,9 +28,11 @@ from dataclasses import asdict, dataclass
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from prb_annotate.campaigns.join_limits import (
     admit_new_account,
+    check_listed,
     check_study,
     record_new_account,
 )
@@ -40,6 +43,7 @@ from prb_annotate.campaigns.lifecycle import (
     InviteError,
     campaign_for_token,
 )
+from prb_annotate.campaigns.places import check_places
 from prb_annotate.models import Campaign, Membership, Participant
 
 PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
@@ -101,22 +105,25 @@ def join_as_participant(
     """Make the participant's account on first join, or resume it as the module says.
 
     ``resume_key`` is the key from the browser's cookie (empty when it has none), ``address``
-    the client's (``prb_annotate.addresses``). Raises InvalidInvite, InviteClosed,
-    ResumeRefused or ``join_limits.JoinRefused``; nothing is written when it raises.
+    the client's network (``addresses.client_network``). Raises InvalidInvite, InviteClosed,
+    ResumeRefused, ``join_limits.JoinRefused`` or ``places.NoPlacesLeft`` (a new account only);
+    nothing is written when it raises.
     """
     campaign = campaign_for_token(token)
     if campaign.status == Campaign.Status.CLOSED:
-        raise InviteClosed("This campaign is closed.")
+        raise InviteClosed(_("This campaign is closed."))
     existing = _participant(campaign, ids.participant_id)
     if existing is None:
         check_study(campaign, ids.study_id)
+        # Outside the transaction: no row lock is held while Prolific answers.
+        check_listed(campaign, ids.participant_id, address)
         try:
             return _first_join(campaign, ids, address)
         except IntegrityError:
             # The same participant's other request (a double click) made the account first.
             existing = _participant(campaign, ids.participant_id)
             if existing is None:
-                raise InvalidInvite("This participant id cannot be used here.") from None
+                raise InvalidInvite(_("This participant id cannot be used here.")) from None
     return _resume(existing, ids, resume_key)
 
 
@@ -133,9 +140,10 @@ def _first_join(campaign: Campaign, ids: StudyIds, address: str) -> ParticipantJ
     key = secrets.token_urlsafe(32)
     with transaction.atomic():
         admit_new_account(campaign, address)
+        check_places(campaign)  # under the campaign lock admit_new_account took
         if User.objects.filter(username=username).exists():
             # An account of another kind carries this name: never open it through a link.
-            raise InvalidInvite("This participant id cannot be used here.")
+            raise InvalidInvite(_("This participant id cannot be used here."))
         user = User(username=username)
         user.set_unusable_password()
         user.save()
@@ -159,9 +167,11 @@ def _resume(participant: Participant, ids: StudyIds, resume_key: str) -> Partici
         return ParticipantJoin(_membership(participant), None)
     if not _same_study_session(participant, ids):
         raise ResumeRefused(
-            "This study link was already used to start this campaign, in another browser or "
-            "session. Open the study again from your Prolific account (the same study link "
-            "brings you back), or contact the researcher."
+            _(
+                "This study link was already used to start this campaign, in another browser "
+                "or session. Open the study again from your Prolific account (the same study "
+                "link brings you back), or contact the researcher."
+            )
         )
     # A new browser: it gets a key of its own; the old one still resumes with the link's ids.
     key = secrets.token_urlsafe(32)
@@ -185,7 +195,7 @@ def _membership(participant: Participant) -> Membership:
         campaign_id=participant.campaign_id, user_id=participant.user_id
     ).first()
     if membership is None:
-        raise ResumeRefused("You are no longer a participant of this campaign.")
+        raise ResumeRefused(_("You are no longer a participant of this campaign."))
     membership.user = participant.user
     return membership
 

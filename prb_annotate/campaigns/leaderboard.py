@@ -5,12 +5,15 @@ need numpy and scipy, never torch, so the page and the API compute them in the w
 ``evaluation`` is imported inside the function that builds the leaderboard, so loading the URL
 map still leaves it (and torch) unloaded.
 
-Which runs: by default every reward-model run of the campaign over all its pairs
-(``subset == "all"``); a caller may name runs instead. Runs that scored different pairs are
-compared on the pairs they share, and the leaderboard says how many each left out. A pair's
-category is the pair's own; its subset (validated or excluded; undecided counts as excluded)
-is the verdict stored with the newest of the compared runs, and the leaderboard says when the
-runs stored different verdicts for some pairs.
+Which runs: by default the newest run of each model over all the campaign's pairs
+(``subset == "all"``), so that a re-run replaces the earlier one instead of being ranked
+beside it; a caller may name runs instead (``--runs``, the page's selection). A removed run
+(``run_names.remove_run``) is never ranked. Runs are called by their names
+(``run_names.shown_name``: never a server path, random weights marked). Runs that scored
+different pairs are compared on the pairs they share, and the leaderboard says how many each
+left out. A pair's category is the pair's own; its subset (validated or excluded; undecided
+counts as excluded) is the verdict stored with the newest of the compared runs, and the
+leaderboard says when the runs stored different verdicts for some pairs.
 """
 
 from collections.abc import Sequence
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from prb_annotate.audit.model_answers import ANNOTATOR_MODE
+from prb_annotate.campaigns.run_names import default_name, shown_name
 from prb_annotate.models import Campaign, EvaluationRun, PairScore
 
 if TYPE_CHECKING:
@@ -35,8 +39,13 @@ class LeaderboardError(ValueError):
 
 
 def reward_runs(campaign: Campaign) -> list[EvaluationRun]:
-    """The campaign's reward-model runs, newest first (model annotators are not ranked)."""
-    return list(campaign.evaluation_runs.exclude(mode=ANNOTATOR_MODE).order_by("-created_at"))
+    """The campaign's reward-model runs not removed, newest first (model annotators are not
+    ranked)."""
+    return list(
+        campaign.evaluation_runs.exclude(mode=ANNOTATOR_MODE)
+        .filter(removed_at__isnull=True)
+        .order_by("-created_at", "-pk")
+    )
 
 
 def chosen_runs(campaign: Campaign, run_ids: Sequence[int] | None) -> list[EvaluationRun]:
@@ -51,31 +60,40 @@ def chosen_runs(campaign: Campaign, run_ids: Sequence[int] | None) -> list[Evalu
                 "runs", f"not a reward-model run of this campaign: {', '.join(map(str, unknown))}"
             )
         return [known[run_id] for run_id in dict.fromkeys(run_ids)]
-    over_all = [run for run in runs if run.subset == EvaluationRun.Subset.ALL]
-    return over_all or runs
+    over_all = [run for run in runs if run.subset == EvaluationRun.Subset.ALL] or runs
+    newest: dict[str, EvaluationRun] = {}
+    for run in over_all:  # newest first: the first of each model is its newest
+        newest.setdefault(run.model_name, run)
+    return list(newest.values())
 
 
 def run_names(runs: Sequence[EvaluationRun]) -> dict[int, str]:
-    """A name per run: its model, with the run number when two runs share a model."""
-    models = [run.model_name for run in runs]
+    """A name per run: its own (unique among the campaign's runs not removed), with "run N"
+    should two chosen runs still share one."""
+    names = [shown_name(run) for run in runs]
     return {
-        run.pk: run.model_name
-        if models.count(run.model_name) == 1
-        else f"{run.model_name} #{run.pk}"
-        for run in runs
+        run.pk: name if names.count(name) == 1 else f"{name} (run {run.pk})"
+        for run, name in zip(runs, names, strict=True)
     }
 
 
 def run_info(run: EvaluationRun) -> dict[str, Any]:
+    """What the leaderboard says of a run; the model as its name gives it, never a path."""
     summary = run.summary or {}
+    card = summary.get("card")
+    if isinstance(card, dict) and isinstance(card.get("model"), str):
+        card = {**card, "model": default_name(card["model"])}
     return {
         "run_id": run.pk,
-        "model": run.model_name,
+        "model": default_name(run.model_name),
+        "random_weights": run.random_weights,
         "mode": run.mode,
         "subset": run.subset,
         "created_at": run.created_at.isoformat(),
-        "card": summary.get("card"),
+        "card": card,
         "self_check": summary.get("self_check"),
+        # A judge's accuracy with unparsed replies read as "A", the benchmark's count.
+        "accuracy_paper": summary.get("accuracy_paper"),
     }
 
 

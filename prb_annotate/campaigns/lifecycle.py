@@ -13,10 +13,13 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Field
 
+from prb_annotate.audit.active_sample import SampleDesign
 from prb_annotate.audit.exclusions import pairs_short_of_answers, request_replacement_annotations
 from prb_annotate.audit.sampling import PlanTargets, SamplePlan
 from prb_annotate.campaigns import planned_sample
+from prb_annotate.campaigns.editing import pay_errors
 from prb_annotate.campaigns.qualification import setup as qualification_setup
+from prb_annotate.campaigns.setting_fields import CAMPAIGN, PAY_SETTINGS
 from prb_annotate.models import (
     Annotation,
     Assignment,
@@ -33,28 +36,22 @@ DEFAULT_GOLD_ANSWERS: dict[str, str] = {
     "differentiator": Annotation.Differentiator.PREFERENCE,
 }
 
-# Campaign fields that create_campaign accepts as keyword settings.
+# Campaign fields that create_campaign accepts as keyword settings: every setting declared in
+# setting_fields.py but those it takes as arguments of their own and the invite links'
+# switches (set_link_enabled), and the settings that are declared elsewhere.
 CAMPAIGN_SETTINGS = frozenset(
-    {
-        "guidelines",
-        "reservation_minutes",
-        "quality_criteria",
-        "rating_scale_max",
-        "quality_threshold",
-        "majority_threshold",
-        "min_gold_accuracy",
-        "position_bias_max_p",
-        "fast_answer_seconds",
-        "quota_per_annotator",
-        "completion_url",
-        "prolific_study_id",
-        "show_timer",
-        "reading_check",
-        "consent_text",
-        "screen_out_url",
-        "qualification_rule",
-        "bonus_rule",
+    set(CAMPAIGN)
+    - {
+        "name",
+        "annotations_per_pair",
+        "seed",
+        "gold_rate",
+        "sample",
+        "external",
+        "study_link_enabled",
+        "signup_link_enabled",
     }
+    | {"quality_criteria", "rating_scale_max", "qualification_rule", "bonus_rule"}
 )
 
 # Allowed status changes: pause and resume an active campaign, close it for good.
@@ -89,7 +86,11 @@ class InviteNeedsLogin(InviteError):
 
 
 def check_settings(settings: Mapping[str, Any]) -> None:
-    """Each setting against its model field's validators (majority_threshold >= 0.5, ...)."""
+    """Each setting against its model field's validators (majority_threshold >= 0.5, ...), and
+    the pay's three settings together or none (``editing.pay_errors``)."""
+    pay = pay_errors({name: settings.get(name) for name in PAY_SETTINGS})
+    if pay:
+        raise CampaignSetupError("; ".join(f"{name}: {why}" for name, why in pay.items()))
     for name, value in settings.items():
         field = Campaign._meta.get_field(name)
         if value is None or not isinstance(field, Field):
@@ -107,6 +108,7 @@ def create_campaign(
     k: int = 3,
     sample: int | None = None,
     sample_targets: PlanTargets | None = None,
+    sample_design: SampleDesign | None = None,
     gold_pair_ids: Collection[str] | Mapping[str, Mapping[str, str]] = (),
     gold_rate: float = 0.0,
     practice_pairs: qualification_setup.ItemChoices = (),
@@ -129,6 +131,9 @@ def create_campaign(
     ``sample_targets`` plans a stratified sample for a target precision instead of a fixed
     ``sample`` size (``planned_sample.py``); the campaign keeps the plan in ``sample_plan``.
     Raises ``planned_sample.SamplePlanError`` for targets that cannot be planned for.
+    ``sample_design`` draws it actively (``audit/active_sample.py``) from the newest
+    model-annotator run covering the dataset, each item keeping its inclusion probability;
+    a ``SamplePlanError`` on ``design`` when no run covers it.
 
     ``practice_pairs`` and ``qualification_pairs`` name the pairs members answer before the
     queue (``qualification/``), set apart from the sample like gold pairs: ids (expecting the
@@ -143,6 +148,8 @@ def create_campaign(
     if external and activate:
         raise CampaignSetupError("an external campaign has no queue to activate")
     _check_arguments(name, k, gold_rate, sample, sample_targets, settings)
+    if sample_design is not None and sample_design.active and sample_targets is None:
+        raise CampaignSetupError("an active sample design needs sample targets (a half-width)")
     gold = _gold_answers_by_id(gold_pair_ids)
     pairs = {p.external_id: p.pk for p in dataset.pairs.only("pk", "external_id")}
     missing = sorted(set(gold) - set(pairs))
@@ -155,8 +162,9 @@ def create_campaign(
     candidates = set(pairs) - set_apart
     if pair_ids is not None:
         candidates &= set(pair_ids)
-    regular_ids, plan = _regular_pair_ids(
-        dataset, sorted(candidates), set_apart, rng, sample, sample_targets, k, seed
+    planned = (sample_targets, sample_design)
+    regular_ids, plan, inclusion = _regular_pair_ids(
+        dataset, sorted(candidates), set_apart, rng, sample, planned, k, seed
     )
     entries = _ordered_entries(regular_ids, gold, rng)
     status = Campaign.Status.ACTIVE if activate else Campaign.Status.DRAFT
@@ -174,7 +182,7 @@ def create_campaign(
                 status=status,
                 sample_plan=None if plan is None else plan.as_json(),
                 external=external,
-                **settings,
+                **(_without_links(settings) if external else settings),
             )
             CampaignItem.objects.bulk_create(
                 [
@@ -184,6 +192,7 @@ def create_campaign(
                         kind=kind,
                         gold_answers=answers,
                         order_key=order_key,
+                        inclusion_probability=inclusion.get(external_id),
                     )
                     for external_id, kind, answers, order_key in entries
                 ],
@@ -196,6 +205,13 @@ def create_campaign(
         # Two managers creating the same name at once: the unique name decides.
         raise CampaignSetupError(f"a campaign named {name!r} already exists") from error
     return campaign
+
+
+def _without_links(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """An external campaign has nobody to invite: its study link and sign-up invite start off,
+    and answer as no link whatever their flags say (the join and sign-up pages ask for a
+    campaign that is not external)."""
+    return {**settings, "study_link_enabled": False, "signup_link_enabled": False}
 
 
 def _check_arguments(
@@ -228,17 +244,19 @@ def _regular_pair_ids(
     set_apart: set[str],
     rng: random.Random,
     sample: int | None,
-    sample_targets: PlanTargets | None,
+    planned: tuple[PlanTargets | None, SampleDesign | None],
     k: int,
     seed: int,
-) -> tuple[list[str], SamplePlan | None]:
-    """The regular items' record ids (every candidate, a seeded sample, or a planned sample)
-    and the sample plan when there is one."""
+) -> tuple[list[str], SamplePlan | None, dict[str, float]]:
+    """The regular items' record ids (every candidate, a seeded sample, or a planned sample),
+    the sample plan when there is one, and an active draw's inclusion probabilities."""
     plan: SamplePlan | None = None
     regular_ids = candidates
+    inclusion: dict[str, float] = {}
+    sample_targets, design = planned
     if sample_targets is not None:
-        regular_ids, plan = planned_sample.planned_pair_ids(
-            dataset, sample_targets, k, seed, leave_out=set_apart
+        regular_ids, plan, inclusion = planned_sample.planned_pair_ids(
+            dataset, sample_targets, k, seed, leave_out=set_apart, design=design
         )
     elif sample is not None:
         if sample > len(candidates):
@@ -248,7 +266,7 @@ def _regular_pair_ids(
         regular_ids = sorted(rng.sample(candidates, sample))
     if not regular_ids:
         raise CampaignSetupError(f"dataset {dataset.name} has no pairs to annotate")
-    return regular_ids, plan
+    return regular_ids, plan, inclusion
 
 
 def _ordered_entries(
@@ -383,14 +401,24 @@ def join_by_invite(token: str, *, user: User | None) -> Membership:
     return membership
 
 
+def open_link_campaign(link: str, token: str) -> Campaign | None:
+    """The campaign whose ``link`` (``study`` or ``signup``) carries ``token`` and is on, or
+    None: a link turned off, or an external campaign's (which has nobody to invite), answers
+    as a link that never existed."""
+    if not token or len(token) > 64:
+        return None
+    token_field, enabled_field = LINKS[link]
+    # The token is the unique lookup key; tokens are 256-bit random, so the index lookup
+    # reveals nothing useful about other tokens.
+    return Campaign.objects.filter(
+        **{token_field: token, enabled_field: True}, external=False
+    ).first()
+
+
 def campaign_for_token(token: str) -> Campaign:
     """The campaign whose study link carries ``token``; InvalidInvite when none does or the
     link is turned off (the same answer, so a turned-off link tells nothing)."""
-    if not token or len(token) > 64:
-        raise InvalidInvite("No such invite.")
-    # The token is the unique lookup key; tokens are 256-bit random, so the index lookup
-    # reveals nothing useful about other tokens.
-    campaign = Campaign.objects.filter(invite_token=token, study_link_enabled=True).first()
+    campaign = open_link_campaign("study", token)
     if campaign is None:
         raise InvalidInvite("No such invite.")
     return campaign

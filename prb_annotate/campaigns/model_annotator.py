@@ -13,6 +13,7 @@ from typing import Any
 from django.db import transaction
 
 from prb_annotate.audit.model_answers import ANNOTATOR_MODE
+from prb_annotate.campaigns.run_names import default_name
 from prb_annotate.datasets.records import pair_to_record
 from prb_annotate.models import (
     Annotation,
@@ -70,7 +71,10 @@ def annotate_campaign(
     if not pairs:
         raise ValueError(f"campaign {campaign.pk} has no pairs to annotate")
     config = ScoreConfig(model=model, judge=True, both_orders=True, **options)
-    loaded = load_judge(model, device=config.device, dtype=config.dtype)
+    # A model served elsewhere is asked over HTTP: nothing to load here.
+    loaded = (
+        None if config.endpoint else load_judge(model, device=config.device, dtype=config.dtype)
+    )
     records = [to_pair_record(pair_to_record(pair), index=i) for i, pair in enumerate(pairs)]
     answers = annotate_records(loaded, records, prompts, config)
     settings = {
@@ -79,7 +83,8 @@ def annotate_campaign(
         "prompts": prompts.prompts,
         "mode": config.mode,
         "top_k": config.top_k,
-        "max_new_tokens": config.max_new_tokens,
+        "max_new_tokens": config.new_tokens,
+        "endpoint": config.endpoint.describe() if config.endpoint else None,
         "both_orders": True,
         "pairs": "dataset" if whole_dataset else "campaign",
     }
@@ -97,6 +102,8 @@ def store_answers(
     run = EvaluationRun.objects.create(
         campaign=campaign,
         model_name=settings["model"],
+        # Printed in the audit and the paper: never a server path.
+        name=default_name(str(settings["model"])),
         mode=ANNOTATOR_MODE,
         subset=EvaluationRun.Subset.ALL,
         settings=settings,
@@ -112,6 +119,7 @@ def store_answers(
                 chosen_position=answer.chosen_position,
                 reply=answer.reply,
                 answer=answer.answer or "",
+                probability=answer.probability,
             )
             for answer in answers
         ],

@@ -6,17 +6,25 @@ Extending the sample after a pilot replans at the shares seen so far and adds th
 of the same orders, so the campaign's pairs always equal those of a campaign planned for its
 current sizes with the same seed. The dataset's pairs are assumed unchanged since the plan
 (datasets are imported whole, once).
+
+An *active* sample (``audit/active_sample.py``) is drawn from the probabilities of the newest
+model-annotator run over the dataset that covers every pair of the plan's population: each pair
+with its own inclusion probability, recorded on its item. It cannot be extended.
 """
 
 import random
 from collections import defaultdict
 from collections.abc import Collection
 
+import numpy as np
 from django.db import transaction
 from django.db.models import Max
+from django.utils.translation import gettext as _
 
-from prb_annotate.audit import sampling
+from prb_annotate.audit import active_sample, sampling
+from prb_annotate.audit.active_sample import SampleDesign
 from prb_annotate.audit.campaign_audit import campaign_verdicts
+from prb_annotate.audit.model_answers import covering_run, run_name
 from prb_annotate.audit.rule import EXCLUDED, VALIDATED
 from prb_annotate.audit.sampling import PlanError, PlanTargets, SamplePlan
 from prb_annotate.models import Campaign, CampaignItem, Dataset
@@ -40,9 +48,17 @@ def category_pools(dataset: Dataset, *, leave_out: Collection[str] = ()) -> dict
 
 
 def plan_for_dataset(
-    dataset: Dataset, targets: PlanTargets, k: int, *, leave_out: Collection[str] = ()
+    dataset: Dataset,
+    targets: PlanTargets,
+    k: int,
+    *,
+    leave_out: Collection[str] = (),
+    design: SampleDesign | None = None,
 ) -> SamplePlan:
-    """The plan for ``targets`` over the dataset's categories (a preview: nothing is written)."""
+    """The plan for ``targets`` over the dataset's categories (a preview: nothing is written);
+    an active ``design`` plans on the model's probabilities (``active_inputs``)."""
+    if design is not None and design.active:
+        return active_inputs(dataset, targets, k, leave_out, design)[0]
     pools = category_pools(dataset, leave_out=leave_out)
     try:
         return sampling.plan_sample({c: len(ids) for c, ids in pools.items()}, targets, k)
@@ -51,12 +67,73 @@ def plan_for_dataset(
 
 
 def planned_pair_ids(
-    dataset: Dataset, targets: PlanTargets, k: int, seed: int, *, leave_out: Collection[str]
-) -> tuple[list[str], SamplePlan]:
-    """The external ids of the planned sample (sorted) and the plan they were drawn for."""
+    dataset: Dataset,
+    targets: PlanTargets,
+    k: int,
+    seed: int,
+    *,
+    leave_out: Collection[str],
+    design: SampleDesign | None = None,
+) -> tuple[list[str], SamplePlan, dict[str, float]]:
+    """The external ids of the planned sample (sorted), the plan they were drawn for, and the
+    inclusion probability of each drawn pair (an active draw's; empty for a uniform one)."""
+    if design is not None and design.active:
+        plan, pools, scores = active_inputs(dataset, targets, k, leave_out, design)
+        drawn, plan = active_sample.draw(plan, pools, scores, seed)
+        return sorted(drawn), plan, drawn
     plan = plan_for_dataset(dataset, targets, k, leave_out=leave_out)
-    drawn = sampling.draw(category_pools(dataset, leave_out=leave_out), plan.sizes(), seed)
-    return sorted(pair for ids in drawn.values() for pair in ids), plan
+    drawn_ids = sampling.draw(category_pools(dataset, leave_out=leave_out), plan.sizes(), seed)
+    return sorted(pair for ids in drawn_ids.values() for pair in ids), plan, {}
+
+
+def no_run_reason(dataset: Dataset) -> str:
+    """Why a dataset cannot have an active sample, in a sentence naming what to do."""
+    return _(
+        "an active sample needs a model-annotator run that kept a probability for every pair "
+        "of dataset %(dataset)s (gold, practice and qualification pairs set apart); run "
+        "`manage.py evaluate --campaign ID --model MODEL --judge --as-annotator "
+        "--whole-dataset` on a campaign over it first"
+    ) % {"dataset": repr(dataset.name)}
+
+
+def active_inputs(
+    dataset: Dataset,
+    targets: PlanTargets,
+    k: int,
+    leave_out: Collection[str],
+    design: SampleDesign,
+) -> tuple[SamplePlan, dict[str, list[str]], dict[str, np.ndarray]]:
+    """The active plan, each category's record ids (sorted, in Python) and the model's
+    probabilities in the same order, from the newest run that covers them all
+    (``model_answers.covering_run``); a ``SamplePlanError`` on ``design`` when none does."""
+    try:
+        design.check()
+    except PlanError as error:
+        raise SamplePlanError(error.field, f"sample plan: {error}") from error
+    rows = [
+        (pk, external_id, category)
+        for pk, external_id, category in dataset.pairs.values_list("pk", "external_id", "category")
+        if external_id not in leave_out
+    ]
+    if not rows:
+        raise SamplePlanError("dataset", "sample plan: dataset: has no pairs to sample")
+    found = covering_run(dataset, [row[0] for row in rows])
+    if found is None:
+        raise SamplePlanError("design", f"sample plan: design: {no_run_reason(dataset)}")
+    run, probabilities = found
+    by_id = {external_id: probabilities[pk] for pk, external_id, _category in rows}
+    pools: dict[str, list[str]] = defaultdict(list)
+    for _pk, external_id, category in rows:
+        pools[category].append(external_id)
+    pools = {c: sorted(ids) for c, ids in sorted(pools.items())}
+    scores = {c: np.array([by_id[i] for i in ids], dtype=float) for c, ids in pools.items()}
+    try:
+        plan = active_sample.active_plan(
+            scores, targets, k, design, active_sample.ModelRun(run.pk, run_name(run))
+        )
+    except PlanError as error:
+        raise SamplePlanError(error.field, f"sample plan: {error}") from error
+    return plan, pools, scores
 
 
 def observed_shares(campaign: Campaign) -> dict[str, tuple[int, int]]:
@@ -81,6 +158,15 @@ def extend_sample(campaign: Campaign) -> dict[str, int]:
         raise SamplePlanError("sample_plan", f"campaign {campaign.name!r} has no sample plan")
     if campaign.status == Campaign.Status.CLOSED:
         raise SamplePlanError("status", "a closed campaign cannot be extended")
+    if active_sample.is_active(campaign.sample_plan):
+        raise SamplePlanError(
+            "design",
+            _(
+                "an actively drawn sample cannot be extended: each pair's weight is the "
+                "probability it had when the sample was drawn, which a second draw would change; "
+                "create a new campaign with smaller target half-widths instead"
+            ),
+        )
     observed = observed_shares(campaign)
     with transaction.atomic():
         locked = Campaign.objects.select_for_update().select_related("dataset").get(pk=campaign.pk)

@@ -11,12 +11,12 @@ from typing import Any
 
 import pandas as pd
 from django.contrib.auth.models import User
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from prb_annotate.audit.cache import cached
-from prb_annotate.audit.exclusions import campaign_quality, sync_replacement_slots
-from prb_annotate.audit.frames import annotations_frame, items_frame
+from prb_annotate.audit.campaign_audit import CampaignAudit
+from prb_annotate.audit.exclusions import campaign_quality, sync_slots_for
 from prb_annotate.campaigns.assignment import occupying
 from prb_annotate.db.plainsql import db_time, fetch
 from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Membership
@@ -109,10 +109,10 @@ def campaign_progress(
     )
 
 
-def _annotator_rows(
-    campaign: Campaign, now: datetime, *, median_times: bool
-) -> list[AnnotatorProgress]:
-    counts = {
+def assignment_counts(campaign: Campaign, now: datetime) -> dict[int, dict[str, Any]]:
+    """Per annotator of the campaign: items ``submitted``, ``skipped``, ``live`` reservations,
+    and the last ``reserved_at`` and ``submitted_at`` (None when there is none)."""
+    return {
         row["annotator_id"]: row
         for row in Assignment.objects.filter(campaign=campaign)
         .values("annotator_id")
@@ -120,9 +120,17 @@ def _annotator_rows(
             submitted=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
             skipped=Count("pk", filter=Q(status=Assignment.Status.SKIPPED)),
             live=Count("pk", filter=Q(status=Assignment.Status.RESERVED, expires_at__gt=now)),
+            reserved_at=Max("reserved_at"),
+            submitted_at=Max("submitted_at"),
         )
         .order_by()
     }
+
+
+def _annotator_rows(
+    campaign: Campaign, now: datetime, *, median_times: bool
+) -> list[AnnotatorProgress]:
+    counts = assignment_counts(campaign, now)
     current = Annotation.objects.filter(
         assignment__campaign=campaign,
         assignment__status=Assignment.Status.SUBMITTED,
@@ -148,32 +156,48 @@ def _annotator_rows(
         if is_gold_correct(annotation, expected):
             gold_correct[annotation.annotator_id] += 1
 
-    members = (
-        Membership.objects.filter(campaign=campaign, role=Membership.Role.ANNOTATOR)
-        .select_related("user")
-        .order_by("user__username")
-    )
     rows = []
-    for member in members:
-        row = counts.get(member.user_id, {})
+    for user_id, username, participant_id in _annotators(campaign, set(counts)):
+        row = counts.get(user_id, {})
         rows.append(
             AnnotatorProgress(
-                user_id=member.user_id,
-                username=member.user.username,
-                participant_id=member.participant_id,
+                user_id=user_id,
+                username=username,
+                participant_id=participant_id,
                 submitted=row.get("submitted", 0),
                 skipped=row.get("skipped", 0),
                 reserved=bool(row.get("live", 0)),
                 median_seconds=(
-                    statistics.median(times[member.user_id]) / 1000
-                    if times[member.user_id]
-                    else None
+                    statistics.median(times[user_id]) / 1000 if times[user_id] else None
                 ),
-                gold_scored=gold_scored[member.user_id],
-                gold_correct=gold_correct[member.user_id],
+                gold_scored=gold_scored[user_id],
+                gold_correct=gold_correct[user_id],
             )
         )
     return rows
+
+
+def _annotators(campaign: Campaign, answering: set[int]) -> list[tuple[int, str, str]]:
+    """(user id, username, Prolific id) of the campaign's annotators, by username: its
+    annotator members, and whoever else has answers in it (the annotators of answers imported
+    into an external campaign are accounts with answers and no membership)."""
+    members = Membership.objects.filter(campaign=campaign, role=Membership.Role.ANNOTATOR)
+    found = {
+        user_id: (username, participant_id)
+        for user_id, username, participant_id in members.values_list(
+            "user_id", "user__username", "participant_id"
+        )
+    }
+    managers = set(
+        Membership.objects.filter(campaign=campaign, role=Membership.Role.MANAGER).values_list(
+            "user_id", flat=True
+        )
+    )
+    others = answering - set(found) - managers
+    for user_id, username in User.objects.filter(pk__in=others).values_list("pk", "username"):
+        found[user_id] = (username, "")
+    rows = [(user_id, name, pid) for user_id, (name, pid) in found.items()]
+    return sorted(rows, key=lambda row: row[1])
 
 
 def is_gold_correct(annotation: Annotation, expected: dict[str, str]) -> bool:
@@ -374,20 +398,18 @@ def dashboard_figures(campaign: Campaign) -> dict[str, Any]:
     completion over time (``[(ISO time, items complete)]``)."""
 
     def compute() -> dict[str, Any]:
-        # One read of the campaign's annotations serves both figures.
-        items = items_frame(campaign, lengths=False)
-        frame = annotations_frame(campaign, items)
+        # One read of the campaign's annotations serves both figures and the replacement
+        # slots, which follow who is left out (kept as ``campaign_audit_cached`` keeps its
+        # report: with the stamp read before the answers).
+        audit = CampaignAudit(campaign, lengths=False)
+        items, frame, left_out = audit.items, audit.answers, audit.left_out
+        sync_slots_for(campaign, left_out)
         return {
-            "annotators": campaign_quality(campaign, items, frame),
+            "annotators": campaign_quality(campaign, items, frame, left_out),
             "completion": [(at.isoformat(), n) for at, n in _completion(campaign, items, frame)],
         }
 
-    return cached(
-        campaign,
-        "dashboard",
-        compute,
-        before_compute=lambda: sync_replacement_slots(campaign),
-    )
+    return cached(campaign, "dashboard", compute)
 
 
 def _completion(

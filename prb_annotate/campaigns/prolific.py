@@ -22,15 +22,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from django.core.exceptions import ValidationError
 
-from prb_annotate import spreadsheets
 from prb_annotate.audit.exclusions import current_exclusions, left_out_annotators
 from prb_annotate.audit.quality import LEFT_OUT_REASONS, LOW_GOLD_ACCURACY, MANAGER_EXCLUDED
 from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress, dashboard_figures
 from prb_annotate.campaigns.qualification.setup import MemberQualification, member_qualifications
-from prb_annotate.formatting import percent
+from prb_annotate.formats import spreadsheets
+from prb_annotate.formats.numbers import percent
 from prb_annotate.models import Campaign, Membership, QualificationAnswer
 
 APPROVAL_HEADER = ("participant_id", "decision", "reason")
@@ -40,6 +41,14 @@ MAX_AMOUNT = Decimal("1000.00")
 
 
 # --- the bonus rule ---------------------------------------------------------------------
+
+
+def completion_code(url: str) -> str:
+    """The code in a Prolific completion or screen-out URL (its ``cc`` parameter), shown beside
+    the link so that a participant whose browser does not follow it can type it in Prolific;
+    "" for a URL without one."""
+    values = parse_qs(urlsplit(url).query).get("cc", [])
+    return values[0].strip() if values else ""
 
 
 @dataclass(frozen=True)

@@ -4,29 +4,46 @@ Formats: JSON Lines (``.jsonl``, ``.ndjson``), a JSON list (``.json``; a ``.json
 one object per line is read as JSON Lines, as Hugging Face ``datasets`` does), CSV (``profile``
 and ``rubric_aspects`` cells hold JSON) and Parquet; or a folder laid out like a Hugging Face
 dataset snapshot, one sub-folder per config (``Art_and_Entertainment/test-*.parquet``), where a
-record without a category takes its config's name.
+record without a category takes its config's name; or a folder ``datasets``' ``save_to_disk``
+wrote (a Dataset, or a DatasetDict's splits: Arrow ``data-*.arrow`` files). Records shaped as
+chat messages or as two responses and a winner are read through ``shapes``.
 
 Files are streamed, and written as they are read, inside one transaction: memory does not grow
-with the file (except for the set of ids seen, which finds duplicates), and any problem rolls
-everything back. Every problem names its file, line (or Parquet row), record id and field.
+with the file, and any problem rolls everything back. Duplicate ids are found by a filter of
+fixed size (``seen_ids``); a record it suspects is held back (only its id is kept) and settled
+by reading the files again once, which is exact and finds where the id was first seen. Every
+problem names its file, line (or Parquet row), record id and field.
 """
 
 import io
 import json
 from collections import Counter
-from collections.abc import Callable
-from contextlib import AbstractContextManager, ExitStack, nullcontext
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Any
 
 from django.conf import settings
-from django.db import connection, transaction
-from psycopg import Copy
+from django.db import transaction
 
+from prb_annotate.datasets.budget import DecodeBudget, upload_budget
+from prb_annotate.datasets.mapping import NO_MAPPING, ColumnMapping
+from prb_annotate.datasets.pair_writers import (
+    BATCH_SIZE,
+    INSERTED_FIELDS,
+    PairWriter,
+    prefer_lz4_compression,
+    writer_for,
+)
 from prb_annotate.datasets.provenance import display_name, sources_sha256
-from prb_annotate.datasets.readers import SUFFIXES, BadEntry, Unreadable, read_entries
+from prb_annotate.datasets.readers import (
+    ROW_SUFFIXES,
+    SUFFIXES,
+    BadEntry,
+    Unreadable,
+    read_entries,
+)
 from prb_annotate.datasets.records import (
     SHAPE_KEY,
     ParsedRecord,
@@ -34,9 +51,11 @@ from prb_annotate.datasets.records import (
     canonical_json,
     parse_record,
 )
+from prb_annotate.datasets.seen_ids import SeenIds
 from prb_annotate.models import Dataset, Pair
 
-BATCH_SIZE = 1000
+# How often an import reports the records it has read.
+PROGRESS_EVERY = 10_000
 # Large reads: a record of a big file is about 10 KB, more than the default buffer.
 READ_BUFFER_BYTES = 1 << 20
 MAX_DATASET_NAME_CHARS = 200
@@ -49,47 +68,8 @@ MAX_KEPT_PROBLEMS = 1000
 EXPORT_MANIFEST = "manifest.json"
 EXPORT_FORMAT = "prb-annotate export"
 SNAPSHOT_METADATA = {"dataset_infos.json", "dataset_info.json", "dataset_dict.json", "state.json"}
-# Pair columns in the order of the rows PairWriter writes.
-INSERTED_FIELDS = (
-    "dataset",
-    "external_id",
-    "category",
-    "question",
-    "profile",
-    "rubric_aspects",
-    "narrative",
-    "chosen",
-    "rejected",
-    "extra",
-    "content_hash",
-)
-# The types of INSERTED_FIELDS in a binary COPY. A JSON column gets the bytes of jsonb's binary
-# form (a version byte, then the JSON text); as "bytea" psycopg sends them as they are.
-COPY_TYPES = (
-    "int8",
-    "text",
-    "text",
-    "text",
-    "bytea",
-    "bytea",
-    "text",
-    "text",
-    "text",
-    "bytea",
-    "text",
-)
-JSONB_VERSION = b"\x01"
-UPDATED_FIELDS = [
-    "category",
-    "question",
-    "profile",
-    "rubric_aspects",
-    "narrative",
-    "chosen",
-    "rejected",
-    "extra",
-    "content_hash",
-]
+# What an update rewrites: every written field but the keys that found the pair.
+UPDATED_FIELDS = [name for name in INSERTED_FIELDS if name not in ("dataset", "external_id")]
 
 
 @dataclass(frozen=True)
@@ -194,8 +174,8 @@ class Source:
     suffix: str
     open: Callable[[], AbstractContextManager[IO[bytes]]]
     default_category: str = ""
-    # What a compressed file may decode to (uploads: PRB_UPLOAD_MAX_EXPANDED_BYTES); None: all.
-    max_expanded_bytes: int | None = None
+    # What an upload may decode to and hold at once (shared by its files); None: unbounded.
+    budget: DecodeBudget | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,15 +202,21 @@ def import_path(
     update: bool = False,
     max_text_chars: int | None = None,
     source: str | None = None,
+    budget: DecodeBudget | None = None,
+    mapping: ColumnMapping = NO_MAPPING,
+    progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
     """Import a file or an HF-style snapshot folder into the dataset ``dataset_name``.
 
     The dataset is created when missing. Records whose id is already in the dataset with the
     same content are left alone; with different content they are an error unless ``update``.
-    Raises ImportFailed, having written nothing, when anything is wrong.
+    Raises ImportFailed, having written nothing, when anything is wrong. ``budget`` bounds
+    what the files decode to (an unpacked upload's); None reads a local path unbounded.
+    ``mapping`` reads the files' own column names and winner labels as ours; ``progress`` is
+    called with the number of records read every ``PROGRESS_EVERY`` records.
     """
     path = Path(path)
-    sources = path_sources(path)
+    sources = path_sources(path, budget)
     return import_sources(
         sources,
         dataset_name,
@@ -238,6 +224,8 @@ def import_path(
         source_sha256=sources_sha256(sources, folder=path.is_dir()),
         update=update,
         max_text_chars=max_text_chars,
+        mapping=mapping,
+        progress=progress,
     )
 
 
@@ -248,6 +236,8 @@ def import_upload(
     *,
     update: bool = False,
     max_text_chars: int | None = None,
+    mapping: ColumnMapping = NO_MAPPING,
+    progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
     """Import one uploaded file (bytes or a binary file object); the format comes from the
     suffix of ``filename``. Same rules as :func:`import_path`."""
@@ -256,11 +246,7 @@ def import_upload(
     if suffix not in SUFFIXES:
         raise ImportFailed([unsupported(name)])
     stream: IO[bytes] = io.BytesIO(data) if isinstance(data, bytes) else data
-    if stream.seekable():
-        # A form or a size check may have read the upload already.
-        stream.seek(0)
-    limit = settings.PRB_UPLOAD_MAX_EXPANDED_BYTES
-    upload = Source(name, suffix, lambda: nullcontext(stream), max_expanded_bytes=limit)
+    upload = Source(name, suffix, lambda: rewound(stream), budget=upload_budget())
     return import_sources(
         [upload],
         dataset_name,
@@ -268,7 +254,17 @@ def import_upload(
         source_sha256=sources_sha256([upload], folder=False),
         update=update,
         max_text_chars=max_text_chars,
+        mapping=mapping,
+        progress=progress,
     )
+
+
+def rewound(stream: IO[bytes]) -> AbstractContextManager[IO[bytes]]:
+    """The upload from its start: a form or a size check may have read it already, and a
+    duplicate id is settled by reading it again."""
+    if stream.seekable():
+        stream.seek(0)
+    return nullcontext(stream)
 
 
 def unsupported(name: str) -> Problem:
@@ -276,16 +272,19 @@ def unsupported(name: str) -> Problem:
     return Problem(name, None, None, f"unsupported file type (expected one of {known})")
 
 
-def path_sources(path: Path) -> list[Source]:
+def path_sources(path: Path, budget: DecodeBudget | None = None) -> list[Source]:
     if path.is_file():
         suffix = path.suffix.lower()
         if suffix not in SUFFIXES:
             raise ImportFailed([unsupported(path.name)])
-        return [Source(path.name, suffix, opener(path))]
+        return [Source(path.name, suffix, opener(path), budget=budget)]
     if not path.is_dir():
         raise ImportFailed([Problem(str(path), None, None, "no such file or folder")])
     sources = []
     exported = export_record_paths(path)
+    # A folder ``save_to_disk`` wrote: its sub-folders are splits (of a DatasetDict), not
+    # configs, so they name no category.
+    saved = (path / "dataset_dict.json").is_file() or (path / "state.json").is_file()
     for file in sorted(path.rglob("*")):
         relative = file.relative_to(path)
         if (
@@ -299,9 +298,15 @@ def path_sources(path: Path) -> list[Source]:
         ):
             continue
         # The first sub-folder is the config; a config's name is its category.
-        config = relative.parts[0] if len(relative.parts) > 1 else ""
+        config = relative.parts[0] if len(relative.parts) > 1 and not saved else ""
         sources.append(
-            Source(relative.as_posix(), file.suffix.lower(), opener(file), default_category=config)
+            Source(
+                relative.as_posix(),
+                file.suffix.lower(),
+                opener(file),
+                default_category=config,
+                budget=budget,
+            )
         )
     if not sources:
         known = ", ".join(sorted(SUFFIXES))
@@ -329,6 +334,11 @@ def export_record_paths(folder: Path) -> set[str] | None:
     }
 
 
+def unit_of(source: Source) -> str:
+    """What a source's places count: rows of a Parquet or Arrow file, lines of the others."""
+    return "row" if source.suffix in ROW_SUFFIXES else "line"
+
+
 def opener(file: Path) -> Callable[[], IO[bytes]]:
     return lambda: file.open("rb", buffering=READ_BUFFER_BYTES)
 
@@ -341,6 +351,8 @@ def import_sources(
     source_sha256: str,
     update: bool,
     max_text_chars: int | None,
+    mapping: ColumnMapping = NO_MAPPING,
+    progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
     name = dataset_name.strip()
     if not name or len(name) > MAX_DATASET_NAME_CHARS:
@@ -357,7 +369,13 @@ def import_sources(
         prefer_lz4_compression()
         with writer_for(dataset) as writer:
             importer = Importer(
-                dataset, writer, is_new=created, update=update, max_text_chars=limit
+                dataset,
+                writer,
+                is_new=created,
+                update=update,
+                max_text_chars=limit,
+                mapping=mapping,
+                progress=progress,
             )
             for item in sources:
                 importer.read(item)
@@ -370,28 +388,13 @@ def import_sources(
     return report
 
 
-def prefer_lz4_compression() -> None:
-    """On PostgreSQL, compress this transaction's large values (the profiles) with LZ4 instead
-    of the default pglz: the server then spends about half the CPU on an import, and reads
-    them back faster. Values read the same either way; a server built without LZ4 (or older
-    than PostgreSQL 14, which lacks the setting) keeps its default."""
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'"
-        )
-        row = cursor.fetchone()
-        if row is not None and row[0]:
-            cursor.execute("SET LOCAL default_toast_compression = 'lz4'")
-
-
 class Importer:
     """The state of one import: the batch waiting to be written, ids seen, problems, counts.
 
     Records for a new dataset go straight to the writer: none can be stored already, so there
     is nothing to look up. For an existing one they wait in batches, each compared with the
-    stored rows in one query.
+    stored rows in one query. A record whose id the filter may have seen is held back: only
+    its id is kept, and ``recheck`` reads it again at the end.
     """
 
     def __init__(
@@ -402,15 +405,25 @@ class Importer:
         is_new: bool,
         update: bool,
         max_text_chars: int,
+        mapping: ColumnMapping = NO_MAPPING,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         self.dataset = dataset
+        self.mapping = mapping
+        self.progress = progress
+        self.read_count = 0
         self.writer = writer
         self.is_new = is_new
         self.update = update
         self.max_text_chars = max_text_chars
         self.batch: list[tuple[ParsedRecord, Location]] = []
-        # id -> where it was first seen, for duplicates within the file (or the folder).
-        self.seen: dict[str, Location] = {}
+        # Duplicates within the file (or the folder): the ids met, in fixed memory, and the
+        # number and ids of the records held back as possible duplicates.
+        self.seen = SeenIds()
+        self.held = 0
+        self.suspect_ids: set[str] = set()
+        self.accepted = 0
+        self.sources: list[Source] = []
         self.problems: list[Problem] = []
         self.problem_count = 0
         self.counts = Counter[str]()
@@ -424,42 +437,69 @@ class Importer:
 
     def read(self, source: Source) -> None:
         self.files.append(source.name)
-        unit = "row" if source.suffix == ".parquet" else "line"
+        self.sources.append(source)
         try:
-            with source.open() as stream:
-                entries = read_entries(
-                    stream, source.suffix, max_expanded_bytes=source.max_expanded_bytes
-                )
-                for line, entry, plain in entries:
-                    where = Location(source.name, unit, line)
-                    if isinstance(entry, BadEntry):
-                        self.problem(where.problem(entry.field, entry.message))
-                    else:
-                        self.add(entry, where, source.default_category, plain=plain)
+            for where, entry, plain in self.entries(source):
+                self.count_read()
+                if isinstance(entry, BadEntry):
+                    self.problem(where.problem(entry.field, entry.message))
+                else:
+                    self.add(entry, where, self.category_of(source), plain=plain)
         except Unreadable as exc:
-            self.problem(Location(source.name, unit, exc.line).problem(exc.field, exc.message))
+            where = Location(source.name, unit_of(source), exc.line)
+            self.problem(where.problem(exc.field, exc.message))
         except OSError as exc:
             self.problem(Problem(source.name, None, None, f"cannot read the file: {exc}"))
+
+    def category_of(self, source: Source) -> str:
+        """The category of the source's records that name none."""
+        return self.mapping.default_category or source.default_category
+
+    def entries(self, source: Source) -> Iterator[tuple[Location, dict[str, Any] | BadEntry, bool]]:
+        """The source's entries, each with where it starts."""
+        unit = unit_of(source)
+        with source.open() as stream:
+            entries = read_entries(
+                stream, source.suffix, budget=source.budget, renames=self.mapping.renames
+            )
+            for line, entry, plain in entries:
+                yield Location(source.name, unit, line), entry, plain
+
+    def count_read(self) -> None:
+        self.read_count += 1
+        if self.progress is not None and self.read_count % PROGRESS_EVERY == 0:
+            self.progress(self.read_count)
+
+    def parse(self, raw: dict[str, Any], default_category: str, *, plain: bool) -> ParsedRecord:
+        """The record under the mapping; RecordInvalid when it is wrong."""
+        raw, renamed = self.mapping.apply(raw)
+        return parse_record(
+            raw,
+            max_text_chars=self.max_text_chars,
+            default_category=default_category,
+            plain=plain,
+            spellings=self.mapping.spellings,
+            renamed=renamed,
+        )
 
     def add(
         self, raw: dict[str, Any], where: Location, default_category: str, *, plain: bool
     ) -> None:
         try:
-            record = parse_record(
-                raw,
-                max_text_chars=self.max_text_chars,
-                default_category=default_category,
-                plain=plain,
-            )
+            record = self.parse(raw, default_category, plain=plain)
         except RecordInvalid as exc:
             for item in exc.problems:
                 self.problem(where.problem(item.field, item.message, exc.record_id))
             return
-        first = self.seen.get(record.external_id)
-        if first is not None:
-            self.problem(duplicate(record, where, first))
+        if self.seen.add(record.external_id):
+            self.held += 1
+            self.suspect_ids.add(record.external_id)
             return
-        self.seen[record.external_id] = where
+        self.accept(record, where)
+
+    def accept(self, record: ParsedRecord, where: Location) -> None:
+        """Count a record known to be the first with its id, and write it (or batch it)."""
+        self.accepted += 1
         self.categories[record.category] += 1
         if self.is_new:
             # Once anything is wrong the transaction will roll back: keep reading to report
@@ -538,9 +578,61 @@ class Importer:
             field_name = fields[0] if len(fields) == 1 else "id"
             self.problem(where.problem(field_name, message, record.external_id))
 
+    def recheck(self) -> None:
+        """Settle the records held back, reading the files again up to the last of them.
+
+        The same records given to a fresh filter in the same order raise the same alarms, so
+        the held records are found again without keeping their places. A held record whose
+        id was met earlier is a duplicate of the first record with it; any other was a false
+        alarm of the filter and is accepted now. Problems of single lines were reported by
+        the first reading."""
+        self.seen = SeenIds()
+        first: dict[str, Location] = {}
+        remaining = self.held
+        for where, record in self.reread():
+            held = self.seen.add(record.external_id)
+            if record.external_id not in self.suspect_ids:
+                continue
+            earlier = first.setdefault(record.external_id, where)
+            if not held:
+                continue
+            remaining -= 1
+            if earlier == where:
+                self.accept(record, where)
+            else:
+                self.problem(duplicate(record, where, earlier))
+            if not remaining:
+                return
+        # The files changed while they were read.
+        message = f"{remaining} records could not be read again to check their ids"
+        self.problem(Problem(", ".join(self.files), None, None, message))
+
+    def reread(self) -> Iterator[tuple[Location, ParsedRecord]]:
+        """Every source's valid records again, read against fresh budgets of the same limits
+        (shared by the sources that shared one)."""
+        budgets: dict[int, DecodeBudget] = {}
+        for source in self.sources:
+            budget = source.budget and budgets.setdefault(
+                id(source.budget), DecodeBudget(source.budget.limit, source.budget.held)
+            )
+            try:
+                for where, entry, plain in self.entries(replace(source, budget=budget)):
+                    if isinstance(entry, BadEntry):
+                        continue
+                    try:
+                        record = self.parse(entry, self.category_of(source), plain=plain)
+                    except RecordInvalid:
+                        continue
+                    yield where, record
+            except (Unreadable, OSError):
+                continue
+
     def finish(self, source: str) -> ImportReport:
         self.flush()
-        if not self.problem_count and not self.seen:
+        if self.held:
+            self.recheck()
+            self.flush()
+        if not self.problem_count and not self.accepted:
             names = ", ".join(self.files)
             self.problem(Problem(names, None, None, "no records found"))
         if self.problem_count:
@@ -557,126 +649,6 @@ class Importer:
             categories=dict(self.categories),
             files=self.files,
         )
-
-
-def writer_for(dataset: Dataset) -> "PairWriter":
-    if connection.vendor == "postgresql":
-        return CopyWriter(dataset)
-    return PairWriter(dataset)
-
-
-class PairWriter:
-    """Inserts new pairs, in batches of one prepared INSERT run many times.
-
-    Not bulk_create: with records of ~10 KB it spends most of an import preparing rows in
-    Python (on PostgreSQL, quoting its UNNEST arrays of text) and encodes each JSON column
-    again, while these statements take the JSON text already made for the content hash. The
-    import is then three to five times faster on both databases (bench/import_bench.py).
-
-    A context manager: rows still waiting are written at the end, and dropped on an error
-    (the transaction then rolls back anyway).
-    """
-
-    def __init__(self, dataset: Dataset) -> None:
-        self.dataset_id = dataset.pk
-        self.rows: list[tuple[Any, ...]] = []
-        quote = connection.ops.quote_name
-        column_of = {field.name: field.column for field in Pair._meta.concrete_fields}
-        self.table = quote(Pair._meta.db_table)
-        self.columns = ", ".join(quote(column_of[name]) for name in INSERTED_FIELDS)
-
-    def __enter__(self) -> "PairWriter":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if exc is None:
-            self.flush()
-
-    def json_value(self, text: bytes) -> Any:
-        """A JSON column's value as this writer sends it: text for a parameter."""
-        return text.decode("ascii")
-
-    def row(self, record: ParsedRecord) -> tuple[Any, ...]:
-        """The values of INSERTED_FIELDS for one record."""
-        json_text = record.json_text
-        return (
-            self.dataset_id,
-            record.external_id,
-            record.category,
-            record.question,
-            self.json_value(json_text["profile"]),
-            self.json_value(json_text["rubric_aspects"]),
-            record.narrative,
-            record.chosen,
-            record.rejected,
-            self.json_value(json_text["extra"]),
-            record.content_hash,
-        )
-
-    def add(self, record: ParsedRecord) -> None:
-        self.rows.append(self.row(record))
-        if len(self.rows) >= BATCH_SIZE:
-            self.flush()
-
-    def flush(self) -> None:
-        """Write the rows added so far."""
-        if not self.rows:
-            return
-        placeholders = ", ".join(["%s"] * len(INSERTED_FIELDS))
-        sql = f"INSERT INTO {self.table} ({self.columns}) VALUES ({placeholders})"  # noqa: S608
-        with connection.cursor() as cursor:
-            cursor.executemany(sql, self.rows)
-        self.rows = []
-
-
-class CopyWriter(PairWriter):
-    """Inserts new pairs on PostgreSQL with one binary COPY, kept open from one row to the
-    next until something else needs the connection.
-
-    The server then stores rows (parsing jsonb, compressing, indexing: more work than the
-    client's) while the client reads the next ones, on another core. Binary, because the
-    server reads that format about a fifth faster than text, and the JSON text goes out as
-    it is, with no escaping.
-    """
-
-    def __init__(self, dataset: Dataset) -> None:
-        super().__init__(dataset)
-        self.stack = ExitStack()
-        self.copy: Copy | None = None
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        # An error ends the COPY by cancelling it.
-        self.copy = None
-        self.stack.__exit__(exc_type, exc, traceback)
-
-    def json_value(self, text: bytes) -> Any:
-        # Binary jsonb: a version byte, then the JSON text.
-        return JSONB_VERSION + text
-
-    def add(self, record: ParsedRecord) -> None:
-        (self.copy or self.start()).write_row(self.row(record))
-
-    def start(self) -> Copy:
-        cursor = self.stack.enter_context(connection.cursor())
-        sql = f"COPY {self.table} ({self.columns}) FROM STDIN (FORMAT BINARY)"
-        self.copy = self.stack.enter_context(cursor.cursor.copy(sql))
-        self.copy.set_types(COPY_TYPES)
-        return self.copy
-
-    def flush(self) -> None:
-        """End the COPY, so that the connection can run other statements."""
-        self.copy = None
-        self.stack.close()
 
 
 def duplicate(record: ParsedRecord, where: Location, first: Location) -> Problem:

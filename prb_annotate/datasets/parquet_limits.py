@@ -12,44 +12,40 @@ gigabytes. An upload is therefore read against a budget of decoded bytes, in two
    measured as it would be once expanded, before it is: when the file's running total passes
    the budget, reading stops.
 
-The error names the limit (``PRB_UPLOAD_MAX_EXPANDED_BYTES``); a local file imported by
-``import_pairs`` is the operator's own and is read without a budget.
+The budget is the upload's one ``DecodeBudget`` (``budget.py``), shared with every other file
+of the upload; the error names its limit (``PRB_UPLOAD_MAX_EXPANDED_BYTES``).
 """
 
-from dataclasses import dataclass
 from typing import IO
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from prb_annotate.formatting import byte_size
+from prb_annotate.datasets.budget import LIMIT_SETTING, DecodeBudget, OverBudget
+from prb_annotate.formats.numbers import byte_size
 
 # Per value: an offset or a slot, beyond the bytes of the text itself.
 VALUE_OVERHEAD_BYTES = 8
 
 
-class ExpandsTooFar(Exception):
+class ExpandsTooFar(OverBudget):
     """The file would decode to more than the budget; nothing more is read."""
 
     def __init__(self, expanded: int, limit: int) -> None:
-        super().__init__(
+        Exception.__init__(
+            self,
             f"the Parquet file expands to more than {byte_size(limit)} when read (at least "
             f"{byte_size(expanded)}); an upload may expand to at most {byte_size(limit)} "
-            "(PRB_UPLOAD_MAX_EXPANDED_BYTES)"
+            f"({LIMIT_SETTING})",
         )
 
 
-@dataclass
-class Budget:
-    limit: int
-    spent: int = 0
-
-    def spend(self, batch: pa.RecordBatch) -> None:
-        """Count the batch as it will be once expanded; ExpandsTooFar past the limit."""
-        self.spent += sum(decoded_bytes(column) for column in batch.columns)
-        if self.spent > self.limit:
-            raise ExpandsTooFar(self.spent, self.limit)
+def spend(budget: DecodeBudget, batch: pa.RecordBatch) -> None:
+    """Count the batch as it will be once expanded; ExpandsTooFar past the limit."""
+    budget.spent += sum(decoded_bytes(column) for column in batch.columns)
+    if budget.spent > budget.limit:
+        raise ExpandsTooFar(budget.spent, budget.limit)
 
 
 def declared_bytes(metadata: pq.FileMetaData) -> int:
@@ -63,16 +59,16 @@ def declared_bytes(metadata: pq.FileMetaData) -> int:
     return total
 
 
-def bounded_file(stream: IO[bytes], limit: int) -> tuple[pq.ParquetFile, Budget]:
-    """The file opened to read its texts as dictionaries, once its footer is within
-    ``limit``; and the budget its batches spend."""
+def bounded_file(stream: IO[bytes], budget: DecodeBudget) -> pq.ParquetFile:
+    """The file opened to read its texts as dictionaries, once its footer declares no more
+    than what is left of the budget (which its batches then spend)."""
     footer = pq.ParquetFile(stream)
     declared = declared_bytes(footer.metadata)
-    if declared > limit:
-        raise ExpandsTooFar(declared, limit)
+    if budget.spent + declared > budget.limit:
+        raise ExpandsTooFar(budget.spent + declared, budget.limit)
     texts = [column.path for column in footer.schema if column.physical_type == "BYTE_ARRAY"]
     stream.seek(0)
-    return pq.ParquetFile(stream, read_dictionary=texts), Budget(limit)
+    return pq.ParquetFile(stream, read_dictionary=texts)
 
 
 def decoded_bytes(array: pa.Array) -> int:

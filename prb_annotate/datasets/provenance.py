@@ -1,6 +1,9 @@
 """Where a dataset came from, said without a path on the server: the imported file's name (or
 folder's) and a sha256 that identifies its content.
 
+A dataset loaded by its Hub id (``hub.py``) is named by the id at the commit read, in the form
+``huggingface_hub`` opens (``hf://datasets/OWNER/NAME@COMMIT``), with its configs and split.
+
 A file's digest is the sha256 of its bytes, the value ``sha256sum FILE`` prints. A folder's
 is the sha256 of the ``sha256sum`` lines of the files read from it (``<sha256>  <path>``, one
 per line, paths relative to the folder, in the order they are read), so that anyone holding
@@ -50,3 +53,13 @@ def sources_sha256(sources: Sequence[Readable], *, folder: bool) -> str:
 def display_name(path: Path) -> str:
     """The name a dataset keeps of the file or folder it was imported from."""
     return path.resolve().name or str(path)
+
+
+def hub_source(repo_id: str, commit: str, configs: Sequence[str], split: str | None) -> str:
+    """The source of a dataset loaded by Hub id: ``hf://datasets/ID@COMMIT``, the configs
+    named (none: the default one) and the split (none: every split)."""
+    parts = [f"hf://datasets/{repo_id}@{commit}"]
+    if configs:
+        parts.append(f"configs {', '.join(configs)}")
+    parts.append(f"split {split}" if split else "every split")
+    return ", ".join(parts)

@@ -17,7 +17,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any, NamedTuple
 
@@ -26,11 +26,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prb_annotate.datasets import parquet_limits
+from prb_annotate.datasets.budget import DecodeBudget, OverBudget, bounded
 from prb_annotate.datasets.records import type_name
-from prb_annotate.jsondepth import MAX_JSON_DEPTH, too_deep
+from prb_annotate.security.jsondepth import MAX_JSON_DEPTH, too_deep
 
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
-SUFFIXES = JSONL_SUFFIXES | {".json", ".csv", ".parquet"}
+# ``.arrow``: the Arrow IPC stream files ``datasets``' ``save_to_disk`` writes (``data-*.arrow``).
+ROW_SUFFIXES = {".parquet", ".arrow"}
+SUFFIXES = JSONL_SUFFIXES | ROW_SUFFIXES | {".json", ".csv"}
 CSV_JSON_COLUMNS = ("profile", "rubric_aspects")
 CSV_OPTIONAL_COLUMNS = ("id", "category", "narrative", *CSV_JSON_COLUMNS)
 PARQUET_BATCH_ROWS = 1000
@@ -69,17 +72,37 @@ class Entry(NamedTuple):
 
 
 def read_entries(
-    stream: IO[bytes], suffix: str, *, max_expanded_bytes: int | None = None
+    stream: IO[bytes],
+    suffix: str,
+    *,
+    budget: DecodeBudget | None = None,
+    renames: Mapping[str, str] | None = None,
 ) -> Iterator[Entry]:
-    """The file's entries. ``max_expanded_bytes`` bounds what a compressed file (Parquet) may
-    decode to (``parquet_limits.py``); None reads it whole, as a local file is."""
+    """The file's entries. ``budget`` bounds what an upload decodes to and holds at once
+    (``budget.py``); None reads the file unbounded, as a local file is. ``renames`` (a
+    column mapping's, the file's names -> ours) tells a CSV reader which columns are which;
+    records keep the file's names, the importer renames them."""
     if suffix in JSONL_SUFFIXES:
-        return read_jsonl(stream)
+        return within_budget(read_jsonl(bounded(stream, budget)))
     if suffix == ".json":
-        return read_json(stream)
+        return read_json(stream, budget)
     if suffix == ".csv":
-        return read_csv(stream)
-    return read_parquet(stream, max_expanded_bytes)
+        return within_budget(read_csv(bounded(stream, budget), renames or {}))
+    if suffix == ".arrow":
+        return read_arrow(stream, budget)
+    return read_parquet(stream, budget)
+
+
+def within_budget(entries: Iterator[Entry]) -> Iterator[Entry]:
+    """A line-by-line reader's entries; past the budget, Unreadable at the line after the
+    last one read (the line that would not fit)."""
+    line = 0
+    try:
+        for entry in entries:
+            line = entry.line
+            yield entry
+    except OverBudget as exc:
+        raise Unreadable(str(exc), line + 1) from exc
 
 
 def read_jsonl(lines: Iterable[bytes]) -> Iterator[Entry]:
@@ -150,9 +173,13 @@ def as_record(value: Any) -> "dict[str, Any] | BadEntry":
 WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
-def read_json(stream: IO[bytes]) -> Iterator[Entry]:
-    """A JSON list, decoded one element at a time so that each gets its line number."""
-    data = stream.read()
+def read_json(stream: IO[bytes], budget: DecodeBudget | None = None) -> Iterator[Entry]:
+    """A JSON list, decoded one element at a time so that each gets its line number. The
+    file is read whole: an upload's may be at most what its budget holds at once."""
+    try:
+        data = stream.read() if budget is None else budget.read_whole(stream)
+    except OverBudget as exc:
+        raise Unreadable(str(exc)) from exc
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -206,42 +233,78 @@ def decode_at(decoder: json.JSONDecoder, text: str, pos: int) -> tuple[Any, int]
         raise Unreadable("JSON nested too deeply", line_of(text, pos)) from exc
 
 
-def read_csv(stream: IO[bytes]) -> Iterator[Entry]:
+def read_csv(stream: IO[bytes], renames: Mapping[str, str]) -> Iterator[Entry]:
     """CSV with a header row; ``profile`` and ``rubric_aspects`` cells are JSON, and an empty
-    optional cell means the record has no such field."""
+    optional cell means the record has no such field. Every missing column is named at once."""
+    rows = csv_lines(stream)
+    first = next(rows, None)
+    if first is None:
+        return
+    header = first[1]
+    ours = [renames.get(column, column) for column in header]
+    missing = missing_columns(ours, renames)
+    if len(missing) == 1:
+        raise Unreadable(f"missing column {missing[0]}", 1, missing[0].split('"')[1])
+    if missing:
+        raise Unreadable(f"missing columns {', '.join(missing)}", 1)
+    for start, cells in rows:
+        if cells:
+            yield Entry(start, csv_record(header, ours, cells))
+
+
+def csv_lines(
+    stream: IO[bytes], *, over_budget_here: bool = False
+) -> Iterator[tuple[int, list[str]]]:
+    """Every row of a CSV file (UTF-8, a byte-order mark allowed), empty ones too, with the
+    line it starts on. Unreadable at its line for what the csv module or the decoder refuses;
+    with ``over_budget_here`` also for a stream past its budget, which otherwise passes
+    through as OverBudget for the caller to place."""
     # A profile of many posts is longer than the csv module's default cell limit (128 KiB).
     csv.field_size_limit(2**31 - 1)
     reader = csv.reader(codecs.iterdecode(stream, "utf-8-sig"))
     try:
-        header = next(reader, None)
-        if header is None:
-            return
-        for column in ("chosen", "rejected"):
-            if column not in header:
-                raise Unreadable(f'missing column "{column}"', 1, column)
-        if "question" not in header and "prompt" not in header:
-            raise Unreadable('missing column "question" (or "prompt")', 1, "question")
         while True:
             start = reader.line_num + 1
             cells = next(reader, None)
             if cells is None:
                 return
-            if cells:
-                yield Entry(start, csv_record(header, cells))
+            yield start, cells
     except csv.Error as exc:
         raise Unreadable(f"invalid CSV: {exc}", reader.line_num) from exc
+    except OverBudget as exc:
+        if not over_budget_here:
+            raise
+        raise Unreadable(str(exc), reader.line_num + 1) from exc
     except UnicodeDecodeError as exc:
         raise Unreadable("not valid UTF-8", reader.line_num + 1) from exc
 
 
-def csv_record(header: list[str], cells: list[str]) -> "dict[str, Any] | BadEntry":
+def missing_columns(header: list[str], renames: Mapping[str, str]) -> list[str]:
+    """The required columns a header (in our names) lacks, each as the file should name it:
+    chosen and rejected, or two responses and a winner, and a question."""
+    theirs = {ours: column for column, ours in renames.items()}
+    if "response_a" in header or "response_b" in header:
+        required: list[tuple[str, ...]] = [("response_a",), ("response_b",), ("winner", "label")]
+    else:
+        required = [("chosen",), ("rejected",)]
+    required.append(("question", "prompt"))
+    missing = []
+    for names in required:
+        if not any(name in header for name in names):
+            spelled = [f'"{theirs.get(name, name)}"' for name in names]
+            missing.append(spelled[0] + (f" (or {spelled[1]})" if len(spelled) > 1 else ""))
+    return missing
+
+
+def csv_record(header: list[str], ours: list[str], cells: list[str]) -> "dict[str, Any] | BadEntry":
+    """A row under the file's column names; ``ours`` says which of our fields each is."""
     if len(cells) != len(header):
         return BadEntry(f"{len(cells)} cells where the header has {len(header)}")
     record: dict[str, Any] = {}
-    for column, cell in zip(header, cells, strict=True):
-        if column in CSV_OPTIONAL_COLUMNS and not cell.strip():
+    for column, field, cell in zip(header, ours, cells, strict=True):
+        if field in CSV_OPTIONAL_COLUMNS and not cell.strip():
             continue
-        if column in CSV_JSON_COLUMNS:
+        if field in CSV_JSON_COLUMNS:
             try:
                 value = json.loads(cell)
             except json.JSONDecodeError as exc:
@@ -256,21 +319,74 @@ def csv_record(header: list[str], cells: list[str]) -> "dict[str, Any] | BadEntr
     return record
 
 
-def read_parquet(stream: IO[bytes], max_expanded_bytes: int | None = None) -> Iterator[Entry]:
-    try:
-        if max_expanded_bytes is None:
+def read_parquet(stream: IO[bytes], budget: DecodeBudget | None = None) -> Iterator[Entry]:
+    def batches() -> Iterable[pa.RecordBatch]:
+        if budget is None:
             parquet = pq.ParquetFile(stream)
-            budget = None
         else:
-            parquet, budget = parquet_limits.bounded_file(stream, max_expanded_bytes)
+            parquet = parquet_limits.bounded_file(stream, budget)
+        return parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS)
+
+    return batch_entries(batches, budget, "Parquet")
+
+
+def read_arrow(stream: IO[bytes], budget: DecodeBudget | None = None) -> Iterator[Entry]:
+    """An Arrow IPC file, one record batch at a time: the stream format ``save_to_disk``
+    writes, or the random-access file format, told apart by the file's magic bytes."""
+
+    def batches() -> Iterable[pa.RecordBatch]:
+        head = stream.read(6)
+        if stream.seekable():
+            stream.seek(0)
+            source: Any = stream
+        else:
+            source = pa.PythonFile(io.BufferedReader(Rewound(head, stream)), mode="r")
+        opened = pa.ipc.open_file if head == b"ARROW1" else pa.ipc.open_stream
+        reader = opened(source)
+        if isinstance(reader, pa.ipc.RecordBatchFileReader):
+            return (reader.get_batch(index) for index in range(reader.num_record_batches))
+        return iter(reader)
+
+    return batch_entries(batches, budget, "Arrow")
+
+
+def batch_entries(
+    batches: Callable[[], Iterable[pa.RecordBatch]], budget: DecodeBudget | None, kind: str
+) -> Iterator[Entry]:
+    """The records of the batches ``batches()`` opens, numbered from 1, each batch spent
+    against ``budget``; a file that cannot be decoded, or that runs over the budget, is
+    ``Unreadable`` (the message names the ``kind`` of file)."""
+    try:
         row = 0
-        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+        for batch in batches():
             if budget is not None:
-                budget.spend(batch)
+                parquet_limits.spend(budget, batch)
             for record in batch.to_pylist():
                 row += 1
                 yield Entry(row, record)
-    except parquet_limits.ExpandsTooFar as exc:
+    except OverBudget as exc:
         raise Unreadable(str(exc)) from exc
     except (pa.ArrowException, OSError) as exc:
-        raise Unreadable(f"invalid Parquet file: {exc}") from exc
+        raise Unreadable(f"invalid {kind} file: {exc}") from exc
+
+
+class Rewound(io.RawIOBase):
+    """A stream with the bytes already read from it put back in front (it may not seek)."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        self.head = head
+        self.rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        if self.head:
+            count = min(len(view), len(self.head))
+            view[:count] = self.head[:count]
+            self.head = self.head[count:]
+            return count
+        data = self.rest.read(len(view))
+        view[: len(data)] = data
+        return len(data)

@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from prb_annotate.datasets.shapes import ShapeProblem, normalize, restore
 from prb_annotate.models import Dataset, Pair
 
 SHAPE_KEY = "_prb_shape"
@@ -212,15 +213,25 @@ def parse_record(
     max_text_chars: int,
     default_category: str = "",
     plain: bool = False,
+    spellings: Mapping[str, tuple[Any, ...]] | None = None,
+    renamed: Mapping[str, str] | None = None,
 ) -> ParsedRecord:
     """Validate one record and map it to Pair fields; raises RecordInvalid listing every problem.
 
     ``default_category`` is used when the record has no category (an HF snapshot's config name).
     ``plain`` says that the reader has checked that the record holds only dicts, lists,
     strings, integers, booleans and nulls, no float (``readers.Entry.plain``), so that
-    :func:`encode` need not look again.
+    :func:`encode` need not look again. A chat-message record or one of two responses and a
+    winner is read through ``shapes`` (``spellings``: a mapping's names for the winner).
+    ``renamed`` (our field name -> the file's column) is what a column mapping renamed in
+    ``raw``: kept so that the record goes back out under the file's names.
     """
     check = Checker(max_text_chars)
+    try:
+        raw, origin = normalize(raw, spellings)
+    except ShapeProblem as exc:
+        problems = [FieldProblem(name, message) for name, message in exc.problems]
+        raise RecordInvalid(problems, raw_id(raw.get("id"))) from exc
     question_key = "question" if "question" in raw or "prompt" not in raw else "prompt"
     shape: dict[str, Any] = {}
     if question_key != "question":
@@ -254,6 +265,10 @@ def parse_record(
         shape["absent"] = absent
     if null:
         shape["null"] = null
+    if origin is not None:
+        shape["origin"] = origin
+    if renamed:
+        shape["columns"] = dict(renamed)
     if shape:
         record.extra[SHAPE_KEY] = shape
 
@@ -540,7 +555,20 @@ def pair_to_record(pair: PairFields) -> dict[str, Any]:
         record[name] = None if key in null else values[key]
     for key in sorted(extra):
         record[key] = sorted_keys(extra[key])
+    origin = shape.get("origin")
+    if origin is not None:
+        record = restore(record, origin)
+    columns = shape.get("columns")
+    if columns:
+        record = {columns.get(key, key): value for key, value in record.items()}
     return record
+
+
+def raw_id(value: Any) -> str | None:
+    """A record's id for a message about it, before it is checked."""
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return str(value)
+    return None
 
 
 def ordered(item: Any, order: tuple[str, ...]) -> Any:

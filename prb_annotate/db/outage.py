@@ -31,7 +31,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views import defaults
 
-from prb_annotate.strictjson import STRICT
+from prb_annotate.formats.error_body import error_body
+from prb_annotate.formats.strictjson import STRICT
 
 logger = logging.getLogger(__name__)
 
@@ -107,9 +108,13 @@ class DatabaseUnavailableMiddleware:
 
 def server_error(request: HttpRequest) -> HttpResponse:
     """``handler500``: a passing database error raised outside a view (in a middleware) is a
-    503 too; anything else is Django's own 500 page. Django calls it while handling the
-    exception, so ``sys.exc_info`` holds it."""
+    503 too; anything else is Django's own 500 page, or under ``/api/`` the API's error body
+    (an API client reads JSON, never a page). Django calls it while handling the exception,
+    so ``sys.exc_info`` holds it."""
     error = sys.exc_info()[1]
     if error is not None and is_unavailable(error):
         return unavailable_response(request, error)
+    if request.path_info.startswith("/api/"):
+        body = error_body("Server error: the request could not be handled.", {})
+        return JsonResponse(body, status=500, json_dumps_params=STRICT)
     return defaults.server_error(request)

@@ -18,7 +18,6 @@ from typing import Any, Protocol
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prb_annotate import spreadsheets
 from prb_annotate.exports.slices import (
     ARROW_FAILURES,
     Columns,
@@ -26,6 +25,7 @@ from prb_annotate.exports.slices import (
     annotation_schema,
     record_json,
 )
+from prb_annotate.formats import spreadsheets
 
 # Records per Parquet row group (long texts: about 20 MB a group).
 ROW_GROUP_ROWS = 2000

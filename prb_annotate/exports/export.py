@@ -9,12 +9,16 @@ Everything written is a function of the database state: rows are ordered by reco
 (byte order, the same on SQLite and PostgreSQL), JSON keys keep the record's own order, and no
 file carries the time of the export, so exporting twice gives byte-identical folders.
 
-The campaign's regular pairs are taken by record id in slices (``export_slices``): each slice
-is audited and encoded on its own, in this process or, with ``workers``, in worker processes,
-and its rows are appended to the files as the slices come back in order. Memory therefore does
-not grow with the campaign, except for the counted answers the agreement bootstrap needs (a
-few dozen bytes per annotation). The export is written into a hidden folder beside ``DIR`` and
-moved into place at the end, so a failed export never leaves a half-written folder.
+The export reads the campaign's audit as one value (``CampaignAudit``): its thresholds, who is
+left out and the adjudications are handed to the slices and the manifest, so no part of the
+export reads them again. The campaign's regular pairs are taken by record id in slices
+(``slices``), and each slice's rows are appended to the files as the slices come back in order.
+Given the caller's audit (the page and the API, whose request may have other readers), the
+answers are read whole once and each slice is cut from them. Without one (the command), each
+slice reads its own answers, in this process or, with ``workers``, in worker processes, so
+memory does not grow with the campaign, except for the counted answers the agreement bootstrap
+needs (a few dozen bytes per annotation). The export is written into a hidden folder beside
+``DIR`` and moved into place at the end, so a failed export never leaves a half-written folder.
 """
 
 import contextlib
@@ -29,8 +33,7 @@ import pandas as pd
 from django.db import connection
 from django.db.models import Model
 
-from prb_annotate.audit import decisions
-from prb_annotate.audit.exclusions import left_out_annotators
+from prb_annotate.audit.campaign_audit import CampaignAudit
 from prb_annotate.exports.card import write_card
 from prb_annotate.exports.data_files import DataFile, annotations_file, records_file
 from prb_annotate.exports.folders import clear_abandoned, put_in_place, work_folder
@@ -46,6 +49,7 @@ from prb_annotate.exports.manifest import (
     agreement_summary,
     build_manifest,
     counted_answers,
+    sample_design_entry,
     write_manifest,
 )
 from prb_annotate.exports.processes import can_share_work, ordered_map
@@ -56,6 +60,7 @@ from prb_annotate.exports.slices import (
     SliceOptions,
     SliceResult,
     SliceTask,
+    audited_slice,
     export_slice,
     run_slice,
 )
@@ -86,8 +91,10 @@ def check_options(subset: str, fmt: str) -> None:
 
 @dataclass(frozen=True)
 class ExportPlan:
-    """What is known before the slices: the shared options and the pairs, by record id."""
+    """What is known before the slices: the campaign's audit, the shared options and the pairs,
+    by record id."""
 
+    audit: CampaignAudit
     options: SliceOptions
     pair_ids: array  # of int64
     categories: list[str]
@@ -129,7 +136,8 @@ def analyze_if_never_analyzed(models: Iterable[type[Model]]) -> list[str]:
     return missing
 
 
-def plan_export(campaign: Campaign, subset: str, fmt: str, with_validation: bool) -> ExportPlan:
+def plan_export(audit: CampaignAudit, subset: str, fmt: str, with_validation: bool) -> ExportPlan:
+    campaign = audit.campaign
     analyze_if_never_analyzed([Pair, CampaignItem, Assignment, Annotation])
     pair_ids, categories = regular_pairs_by_record_id(campaign)
     annotators = campaign_annotators(campaign)
@@ -138,19 +146,23 @@ def plan_export(campaign: Campaign, subset: str, fmt: str, with_validation: bool
         subset=subset,
         fmt=fmt,
         with_validation=with_validation,
+        thresholds=audit.thresholds,
         # The names alone: why each one is out changes nothing in a slice.
-        excluded_annotators=frozenset(left_out_annotators(campaign)),
+        excluded_annotators=frozenset(audit.left_out),
         pseudonyms={user_id: pseudonym(campaign.pk, user_id) for user_id in annotators},
         annotators=tuple(sorted(annotators.values())),
-        adjudications=decisions.current_adjudications(campaign),
+        adjudications=audit.adjudications,
     )
-    return ExportPlan(options, pair_ids, categories)
+    return ExportPlan(audit, options, pair_ids, categories)
 
 
 def slice_results(campaign: Campaign, plan: ExportPlan, workers: int) -> Iterator[SliceResult]:
-    """Every slice's result, in record-id order: from worker processes where they can read
-    what this process sees, else computed here."""
-    if workers > 1 and can_share_work():
+    """Every slice's result, in record-id order: cut from the audit's answers, read whole, unless
+    the audit is ``sliced``; then from worker processes where they can read what this process
+    sees, else computed here."""
+    if not plan.audit.sliced:
+        yield from (audited_slice(plan.audit, task) for task in plan.tasks())
+    elif workers > 1 and can_share_work():
         yield from ordered_map(run_slice, plan.tasks(), workers=workers)
     else:
         yield from (export_slice(campaign, task) for task in plan.tasks())
@@ -168,8 +180,14 @@ def export_split(
     with_validation: bool = False,
     overwrite: bool = False,
     workers: int = 1,
+    audit: CampaignAudit | None = None,
 ) -> dict[str, Any]:
     """Write the ``subset`` of the campaign's pairs to ``out_dir``; returns the manifest.
+
+    ``audit``: the campaign's audit as the caller holds it, for a request with other readers:
+    its answers are read whole (once, if no reader has read them yet) and every slice is cut
+    from them, in this process. Without it (or with a ``sliced`` one), the slices read their
+    own answers (see the module docstring).
 
     ``out_dir`` must be missing or empty unless ``overwrite``. Raises ExportError (having
     written nothing) for a bad option, a target that is in the way, or a disk that fills up.
@@ -181,7 +199,9 @@ def export_split(
     check_options(subset, fmt)
     target = Path(out_dir)
     check_target(target, overwrite)
-    plan = plan_export(campaign, subset, fmt, with_validation)
+    if audit is None:
+        audit = CampaignAudit(campaign, lengths=False, sliced=True)
+    plan = plan_export(audit, subset, fmt, with_validation)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         work = work_folder(target)
@@ -223,11 +243,11 @@ def write_export(root: Path, campaign: Campaign, plan: ExportPlan, workers: int)
     configs = config_names(plan.categories)
     counts: Counts = {}
     answers: list[pd.DataFrame] = []
+    exported: list[int] = []
     files: dict[str, DataFile] = {}
     with contextlib.ExitStack() as open_files:
-        annotations = annotations_file(
-            root, annotations_path(options.fmt), options.fmt, list(campaign.quality_criteria)
-        )
+        criteria = list(options.thresholds.quality_criteria)
+        annotations = annotations_file(root, annotations_path(options.fmt), options.fmt, criteria)
         open_files.callback(annotations.close)
         for result in slice_results(campaign, plan, workers):
             for category, payload in result.records.items():
@@ -239,6 +259,7 @@ def write_export(root: Path, campaign: Campaign, plan: ExportPlan, workers: int)
             annotations.add(result.annotations, result.annotation_rows)
             add_counts(counts, result.counts)
             answers.append(result.agreement)
+            exported += result.exported
         written = [
             (configs[category], category, files[category].finish()) for category in sorted(files)
         ]
@@ -251,8 +272,11 @@ def write_export(root: Path, campaign: Campaign, plan: ExportPlan, workers: int)
         counts=dict(sorted(counts.items())),
         configs=written,
         annotations=annotations_written,
-        agreement=agreement_summary(campaign, counted_answers(campaign, answers), counts),
+        agreement=agreement_summary(plan.audit, counted_answers(plan.audit, answers), counts),
     )
+    design = sample_design_entry(campaign, exported)
+    if design is not None:
+        manifest["sample_design"] = design
     manifest["card"] = write_card(root, manifest)
     write_manifest(root, manifest)
     return manifest

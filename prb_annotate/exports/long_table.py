@@ -12,26 +12,24 @@ import io
 
 import pandas as pd
 
-from prb_annotate import spreadsheets
-from prb_annotate.audit.exclusions import left_out_annotators
-from prb_annotate.audit.frames import annotations_frame, items_frame, thresholds_for
-from prb_annotate.audit.questions import questions
-from prb_annotate.audit.rule import counted_annotations
+from prb_annotate.audit.campaign_audit import CampaignAudit
 from prb_annotate.exports.pseudonyms import pseudonym
+from prb_annotate.formats import spreadsheets
 from prb_annotate.models import Campaign
 
 COLUMNS = ("rater", "unit", "question", "value")
 
 
-def long_table(campaign: Campaign) -> pd.DataFrame:
+def long_table(campaign: Campaign, *, audit: CampaignAudit | None = None) -> pd.DataFrame:
     """The campaign's counted answers, one row per rater, unit and question, ordered by
-    question, unit and rater."""
-    items = items_frame(campaign, lengths=False)
-    frame = annotations_frame(campaign, items)
-    counted = counted_annotations(frame, items, left_out_annotators(campaign))
+    question, unit and rater. ``audit``: the campaign's audit as the caller holds it (else one
+    is read)."""
+    if audit is None:
+        audit = CampaignAudit(campaign, lengths=False)
+    counted = audit.counted
     raters = [pseudonym(campaign.pk, int(user_id)) for user_id in counted["annotator_id"]]
     parts = []
-    for question in questions(thresholds_for(campaign)):
+    for question in audit.questions:
         values = counted[question.column]
         if question.kind == "ordinal":
             values = values.astype("Int64")
@@ -47,16 +45,16 @@ def long_table(campaign: Campaign) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame({column: [] for column in COLUMNS})
     table = pd.concat(parts, ignore_index=True)
-    order = {question.name: n for n, question in enumerate(questions(thresholds_for(campaign)))}
+    order = {question.name: n for n, question in enumerate(audit.questions)}
     table["_order"] = table["question"].map(order)
     table = table.sort_values(["_order", "unit", "rater"], kind="stable", ignore_index=True)
     return table[list(COLUMNS)]
 
 
-def long_table_csv(campaign: Campaign) -> str:
+def long_table_csv(campaign: Campaign, *, audit: CampaignAudit | None = None) -> str:
     """The long table as CSV, written through the neutralising writer like every CSV."""
     buffer = io.StringIO()
     writer = spreadsheets.writer(buffer)
     writer.writerow(COLUMNS)
-    writer.writerows(long_table(campaign).itertuples(index=False, name=None))
+    writer.writerows(long_table(campaign, audit=audit).itertuples(index=False, name=None))
     return buffer.getvalue()

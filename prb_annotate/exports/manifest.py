@@ -12,15 +12,15 @@ from typing import Any
 import pandas as pd
 
 import prb_annotate
-from prb_annotate import strictjson
-from prb_annotate.audit import assembly, rule, summaries
-from prb_annotate.audit.frames import thresholds_for
-from prb_annotate.audit.questions import agreement_by_question, questions
+from prb_annotate.audit import active_sample, assembly, ppi_designs, rule, summaries
+from prb_annotate.audit.campaign_audit import CampaignAudit
+from prb_annotate.audit.questions import agreement_by_question
 from prb_annotate.exports.data_files import ExportedFile
 from prb_annotate.exports.layout import MANIFEST, SPLIT
 from prb_annotate.exports.pseudonyms import PSEUDONYM_RULE
 from prb_annotate.exports.slices import VERDICTS, compact_answers
-from prb_annotate.models import Annotation, Campaign, Dataset
+from prb_annotate.formats import strictjson
+from prb_annotate.models import Annotation, Campaign, CampaignItem, Dataset
 
 # Bootstrap resamples for the agreement intervals in the manifest, seeded with the campaign seed.
 MANIFEST_RESAMPLES = 1000
@@ -28,6 +28,11 @@ ADJUDICATION_RULE = (
     "a manager's adjudication in force replaces the annotators' verdict of its pair "
     "(validation.adjudicated is true and validation.annotators_verdict keeps theirs); "
     "agreement statistics use the annotators' answers only"
+)
+INCLUSION_RULE = (
+    "each pair of a category was drawn independently with its inclusion probability (Poisson "
+    "sampling), higher where the model annotator was unsure; weigh a drawn pair by the inverse "
+    "of its probability to estimate over the whole dataset"
 )
 DETERMINISM = (
     "No export time is recorded (exported_at is null): the same database state gives "
@@ -54,20 +59,17 @@ def add_counts(total: Counts, part: Counts) -> None:
             into[key] += value
 
 
-def counted_answers(campaign: Campaign, parts: list[pd.DataFrame]) -> pd.DataFrame:
+def counted_answers(audit: CampaignAudit, parts: list[pd.DataFrame]) -> pd.DataFrame:
     if parts:
         return pd.concat(parts, ignore_index=True)
     # No regular pair at all: the same columns, empty.
-    columns = [
-        "pair_id",
-        "annotator",
-        *(q.column for q in questions(thresholds_for(campaign))),
-    ]
-    return compact_answers(pd.DataFrame({column: [] for column in columns}), campaign, ())
+    columns = ["pair_id", "annotator", *(q.column for q in audit.questions)]
+    empty = pd.DataFrame({column: [] for column in columns})
+    return compact_answers(empty, audit.thresholds, ())
 
 
 def agreement_summary(
-    campaign: Campaign,
+    audit: CampaignAudit,
     counted: pd.DataFrame,
     counts: Counts,
     *,
@@ -79,8 +81,9 @@ def agreement_summary(
     with the campaign's seed, and shares are over decided pairs, as ``summaries.validity_summary``
     has them.
     """
+    campaign = audit.campaign
     per_question = agreement_by_question(
-        counted, thresholds_for(campaign), resamples=resamples, seed=campaign.seed
+        counted, audit.thresholds, resamples=resamples, seed=campaign.seed
     )
     summary = {
         "resamples": resamples,
@@ -168,6 +171,31 @@ def thresholds(campaign: Campaign) -> dict[str, Any]:
         "min_gold_accuracy": campaign.min_gold_accuracy,
         "position_bias_max_p": campaign.position_bias_max_p,
         "rule": rule.RULE,
+    }
+
+
+def sample_design_entry(campaign: Campaign, exported: Collection[int]) -> dict[str, Any] | None:
+    """An actively drawn planned sample's design (the model run, the floor, the pairs each
+    category expected) and each exported pair's inclusion probability by record id, which a
+    reader needs to weigh the pairs back to the dataset; None for any other campaign."""
+    plan = campaign.sample_plan or {}
+    if not active_sample.is_active(plan):
+        return None
+    wanted = set(exported)
+    items = campaign.items.filter(
+        kind=CampaignItem.Kind.REGULAR, inclusion_probability__isnull=False
+    ).values_list("pair_id", "pair__external_id", "inclusion_probability")
+    probabilities = {record: pi for pair, record, pi in items if pair in wanted}
+    design = plan["design"]
+    return {
+        "design": design["name"],
+        "floor": design["floor"],
+        "model_run": design["run"],
+        "model": design["model"],
+        "expected_pairs": design["expected_pairs"],
+        "estimator": ppi_designs.ACTIVE_PPI.key,
+        "rule": INCLUSION_RULE,
+        "inclusion_probabilities": dict(sorted(probabilities.items())),
     }
 
 

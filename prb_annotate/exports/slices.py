@@ -7,8 +7,11 @@ the exporting process or in a worker process (see ``processes``), and what the e
 for the whole campaign is only what the agreement bootstrap needs: the counted answers.
 
 Verdicts are per pair, so a slice's verdicts are those the whole-campaign audit gives, once the
-annotators below the gold minimum are known (they are found first, from the gold items alone)
-and the managers' adjudications read (they replace the annotators' verdict of their pairs).
+annotators out of the audit are known (they are found first) and the managers' adjudications
+read (they replace the annotators' verdict of their pairs): the export hands both to every slice
+from the campaign's one ``CampaignAudit``. A slice reads its own items and answers
+(``read_slice``), or, where the exporting process holds the audit's answers already, takes
+them and their verdicts from it (``audited_slice``) and reads nothing of the answers again.
 """
 
 import json
@@ -22,11 +25,14 @@ import pandas as pd
 import pyarrow as pa
 from django.db.models import QuerySet
 
-from prb_annotate.audit.frames import IdIn, annotations_frame, items_frame, raw_rows, thresholds_for
+from prb_annotate.audit.campaign_audit import CampaignAudit
+from prb_annotate.audit.frames import IdIn, annotations_frame, items_frame, raw_rows
 from prb_annotate.audit.questions import questions
 from prb_annotate.audit.rule import (
+    ANSWER_COLUMNS,
     Adjudicated,
     PairVerdict,
+    Thresholds,
     apply_adjudications,
     counted_annotations,
     pair_verdicts,
@@ -56,7 +62,9 @@ class SliceOptions:
     subset: str
     fmt: str
     with_validation: bool
-    # Usernames the audit leaves out (gold accuracy below the campaign's minimum).
+    # The campaign's audit settings, as its ``CampaignAudit`` has them.
+    thresholds: Thresholds
+    # Usernames the audit leaves out (``CampaignAudit.left_out``).
     excluded_annotators: frozenset[str]
     # Annotator id -> pseudonym, made by the exporting process, which holds the secret.
     pseudonyms: Mapping[int, str]
@@ -89,6 +97,9 @@ class SliceResult:
     counts: dict[str, dict[str, int]]
     # The slice's counted annotations, the columns the agreement statistics read.
     agreement: pd.DataFrame
+    # The exported pairs' ids, for what the manifest records per pair (an active sample's
+    # inclusion probabilities).
+    exported: tuple[int, ...] = ()
 
 
 VERDICTS = ("validated", "excluded", "undecided")
@@ -123,19 +134,55 @@ def validation_object(verdict: PairVerdict) -> Record:
 
 
 def export_slice(campaign: Campaign, task: SliceTask) -> SliceResult:
-    """Audit and encode one slice of the campaign's regular pairs."""
+    """Audit and encode one slice of the campaign's regular pairs, read from the database."""
+    return encode_slice(campaign, task, read_slice(campaign, task))
+
+
+def audited_slice(audit: CampaignAudit, task: SliceTask) -> SliceResult:
+    """Encode one slice from the answers and verdicts the audit holds (read once)."""
+    return encode_slice(audit.campaign, task, cut_slice(audit, task.pair_ids))
+
+
+class SliceInputs(NamedTuple):
+    """What a slice's rows rest on: its items, their current annotations, its verdicts."""
+
+    items: pd.DataFrame
+    frame: pd.DataFrame
+    verdicts: dict[int, PairVerdict]
+
+
+def read_slice(campaign: Campaign, task: SliceTask) -> SliceInputs:
+    """The slice's items and answers read from the database, and their verdicts."""
     options = task.options
     items = items_frame(campaign, lengths=False, pair_ids=task.pair_ids)
     frame = annotations_frame(campaign, items, only_items=True)
-    excluded = options.excluded_annotators
     verdicts = apply_adjudications(
-        pair_verdicts(frame, thresholds_for(campaign), items=items, excluded_annotators=excluded),
+        pair_verdicts(
+            frame, options.thresholds, items=items, excluded_annotators=options.excluded_annotators
+        ),
         options.adjudications,
     )
+    return SliceInputs(items, frame, verdicts)
+
+
+def cut_slice(audit: CampaignAudit, pair_ids: tuple[int, ...]) -> SliceInputs:
+    """The slice's part of the audit's frames (in their order) and verdicts."""
+    items = audit.items[audit.items["pair_id"].isin(pair_ids)].reset_index(drop=True)
+    answers = audit.answers
+    frame = answers[answers["item_id"].isin(items["item_id"])].reset_index(drop=True)
+    verdicts = audit.verdicts
+    return SliceInputs(items, frame, {pair_id: verdicts[pair_id] for pair_id in pair_ids})
+
+
+def encode_slice(campaign: Campaign, task: SliceTask, inputs: SliceInputs) -> SliceResult:
+    """The slice's records and annotation rows in the file format, with its counts and the
+    answers the agreement reads."""
+    options = task.options
+    items, frame, verdicts = inputs
     exported = [pid for pid in task.pair_ids if in_subset(verdicts[pid], options.subset)]
     by_category = records_by_category(verdicts, exported, options.with_validation)
     annotations = annotation_table(campaign, frame, exported, options)
-    counted = counted_annotations(frame, items, excluded)
+    counted = counted_annotations(frame, items, options.excluded_annotators)
     return SliceResult(
         records={
             category: encode_records(rows, options.fmt) for category, rows in by_category.items()
@@ -144,7 +191,8 @@ def export_slice(campaign: Campaign, task: SliceTask) -> SliceResult:
         annotations=encode_annotations(annotations, options.fmt, campaign),
         annotation_rows=len(annotations),
         counts=slice_counts(verdicts.values(), options.subset),
-        agreement=compact_answers(counted, campaign, options.annotators),
+        agreement=compact_answers(counted, options.thresholds, options.annotators),
+        exported=tuple(exported),
     )
 
 
@@ -163,7 +211,7 @@ def slice_counts(verdicts: Iterable[PairVerdict], subset: str) -> dict[str, dict
 
 
 def compact_answers(
-    counted: pd.DataFrame, campaign: Campaign, annotators: tuple[str, ...]
+    counted: pd.DataFrame, thresholds: Thresholds, annotators: tuple[str, ...]
 ) -> pd.DataFrame:
     """The answers the agreement statistics read, in as few bytes as keep them exact.
 
@@ -175,7 +223,7 @@ def compact_answers(
         "pair_id": counted["pair_id"].to_numpy(dtype=np.int64),
         "annotator": pd.Categorical(counted["annotator"], categories=list(annotators)),
     }
-    for question in questions(thresholds_for(campaign)):
+    for question in questions(thresholds):
         values = counted[question.column]
         if question.kind == "nominal":
             columns[question.column] = pd.Categorical(values, categories=list(question.domain))
@@ -303,14 +351,7 @@ def annotation_columns(criteria: list[str]) -> list[str]:
         "chosen_position",
         *(f"quality_chosen_{name}" for name in criteria),
         *(f"quality_rejected_{name}" for name in criteria),
-        "rubric_fit",
-        "rubric_fit_position",
-        "differentiator",
-        "confidence",
-        "flagged",
-        "comment",
-        "time_on_task_ms",
-        "submitted_at",
+        *ANSWER_COLUMNS,
         "annotated_at",
     ]
 

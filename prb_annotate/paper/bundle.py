@@ -11,7 +11,7 @@ from typing import Any
 
 from prb_annotate.exports.folders import put_in_place, work_folder
 from prb_annotate.paper import figures as charts
-from prb_annotate.paper import latex, markdown, methods, references, tables
+from prb_annotate.paper import latex, layout, markdown, methods, references, tables
 
 FORMATS = ("latex", "markdown")
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -23,20 +23,26 @@ def title(numbers: Mapping[str, Any]) -> str:
     return str(campaign.get("name") or f"campaign {campaign.get('id', '')}").strip()
 
 
-def texts(numbers: Mapping[str, Any], fmt: str) -> str:
+def texts(numbers: Mapping[str, Any], fmt: str, columns: str = layout.DEFAULT) -> str:
     """The tables and the methods paragraph in one format, for standard output."""
     found = tables.all_tables(numbers)
     parts = methods.paragraph(numbers)
     if fmt == "latex":
-        return latex.methods(parts) + "\n" + latex.tables(found)
+        return latex.methods(parts) + "\n" + latex.tables(found, columns)
     return markdown.methods(parts) + "\n" + markdown.tables(found)
 
 
-def paper_files(numbers: Mapping[str, Any], formats: tuple[str, ...] = FORMATS) -> dict[str, bytes]:
-    """Every file of the paper in ``formats``, by its path in the folder or the zip.
+def paper_files(
+    numbers: Mapping[str, Any],
+    formats: tuple[str, ...] = FORMATS,
+    columns: str = layout.DEFAULT,
+) -> dict[str, bytes]:
+    """Every file of the paper in ``formats``, by its path in the folder or the zip; the LaTeX
+    tables laid out for a ``columns``-column paper (``layout.py``).
 
     ``numbers.json`` is the data every printed number comes from; ``methods.md`` and
-    ``references.bib`` come with either format.
+    ``references.bib`` come with either format; ``latexmkrc`` comes with a ``paper.tex`` that
+    needs a Unicode engine (``latex.py``).
     """
     found = tables.all_tables(numbers)
     parts = methods.paragraph(numbers)
@@ -48,11 +54,11 @@ def paper_files(numbers: Mapping[str, Any], formats: tuple[str, ...] = FORMATS) 
         "references.bib": references.bibtex(methods.cited(parts)),
     }
     if "latex" in formats:
-        files |= {
-            "paper.tex": latex.document(title(numbers), captions),
-            "tables.tex": latex.tables(found),
-            "methods.tex": latex.methods(parts),
-        }
+        inputs = {"tables.tex": latex.tables(found, columns), "methods.tex": latex.methods(parts)}
+        document = latex.document(title(numbers), captions, columns, list(inputs.values()))
+        files |= {"paper.tex": document, **inputs}
+        if latex.needs_unicode_engine(document):
+            files[latex.LATEXMKRC] = latex.latexmkrc()
     if "markdown" in formats:
         files["paper.md"] = markdown.document(
             title(numbers), markdown.tables(found), markdown.methods(parts), captions

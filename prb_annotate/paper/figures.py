@@ -3,8 +3,14 @@
 matplotlib is imported inside :func:`draw`, with the Agg backend (no display), so importing
 this module (as the web process does to build the zip on request) loads nothing heavy.
 The figures show what the tables show: the tables are the numbers to cite.
+
+Labels are names and categories in any script: text is drawn in DejaVu Sans, with the first
+Noto Sans CJK family found (Debian: fonts-noto-cjk) as matplotlib's fallback for the Hangul,
+kana and Han it lacks (:func:`font_families`). Without one, such a label draws as empty boxes
+and matplotlib warns "Glyph ... missing".
 """
 
+import functools
 import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +25,9 @@ INK = "#1d2330"
 ACCENT = "#2457c5"
 GOOD = "#1f7a3a"
 BAD = "#b3261e"
+LATIN_FONT = "DejaVu Sans"
+# Any of them draws Hangul, kana and Han (in its region's forms): the first found is used.
+CJK_FONTS = ("Noto Sans CJK KR", "Noto Sans CJK JP", "Noto Sans CJK SC", "Noto Sans CJK TC")
 # Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions.
 ALPHA_MARKS = (0.667, 0.8)
 
@@ -109,6 +118,35 @@ def draw(figure: Figure) -> dict[str, bytes]:
     from matplotlib import pyplot
 
     matplotlib.rcParams["svg.hashsalt"] = "prb-annotate"
+    # Labels are names and categories as users typed them: drawn as plain text, never parsed
+    # as math (``$\frac{1}{$`` is a label, not a formula that fails to parse).
+    # A list of font families: matplotlib takes each glyph from the first that has it.
+    families = list(font_families())
+    with matplotlib.rc_context(
+        {"text.parse_math": False, "text.usetex": False, "font.family": families}
+    ):
+        return _drawn(figure, pyplot)
+
+
+@functools.cache
+def font_families() -> tuple[str, ...]:
+    """DejaVu Sans, then the first of ``CJK_FONTS`` matplotlib finds (fonts installed after
+    its font cache was written are added from the system's font folders)."""
+    from matplotlib import font_manager
+
+    def found() -> str | None:
+        names = {font.name for font in font_manager.fontManager.ttflist}
+        return next((name for name in CJK_FONTS if name in names), None)
+
+    if found() is None:
+        for path in font_manager.findSystemFonts():
+            if "NotoSansCJK" in path.replace(" ", ""):
+                font_manager.fontManager.addfont(path)
+    cjk = found()
+    return (LATIN_FONT, cjk) if cjk else (LATIN_FONT,)
+
+
+def _drawn(figure: Figure, pyplot: Any) -> dict[str, bytes]:
     rows = figure.rows or (Row("nothing to show", None),)
     height = 0.8 + ROW_INCHES * len(rows)
     canvas, axes = pyplot.subplots(figsize=(WIDTH_INCHES, height))

@@ -3,13 +3,13 @@
 ``audit``: the audit report as the page and ``manage.py audit --format json`` give it;
 ``leaderboard``: the reward models' leaderboard (``campaigns/leaderboard.py``, the same as the
 evaluations page), or None without runs; ``correlations``: what ``python -m evaluation
-correlate --out`` wrote, when given; ``study``: the annotator pools and the median time. The
-renderers read nothing else, and the zip carries the dict as ``numbers.json``.
+correlate --out`` wrote, when given; ``study``: the study's design as its rows record it
+(``study.py``); ``human``: the human-evaluation tables' figures the audit does not hold
+(``human.py``). The renderers read nothing else, and the zip carries the dict as ``numbers.json``.
 """
 
 import json
-import statistics
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +17,11 @@ from django.utils.text import slugify
 
 from prb_annotate.audit.assembly import jsonable
 from prb_annotate.campaigns.leaderboard import campaign_leaderboard, reward_runs
-from prb_annotate.models import Campaign, Membership
-from prb_annotate.paper import bundle
-
-POOLS = {
-    "study": "joined by the study link",
-    "accounts": "invited or added by a manager",
-}
+from prb_annotate.exports.pseudonyms import campaign_pseudonyms, pseudonymised
+from prb_annotate.models import Campaign
+from prb_annotate.paper import bundle, preview
+from prb_annotate.paper.human import human_figures
+from prb_annotate.paper.study import study_figures
 
 
 class CorrelationsError(ValueError):
@@ -31,38 +29,25 @@ class CorrelationsError(ValueError):
 
 
 def paper_numbers(
-    campaign: Campaign, audit: Mapping[str, Any], correlations: Mapping[str, Any] | None = None
+    campaign: Campaign,
+    audit: Mapping[str, Any],
+    correlations: Mapping[str, Any] | None = None,
+    run_ids: Sequence[int] | None = None,
 ) -> dict[str, Any]:
-    board = campaign_leaderboard(campaign) if reward_runs(campaign) else None
+    """``run_ids``: the runs the leaderboard ranks (``LeaderboardError`` names one that is not
+    the campaign's); by default the evaluations page's (``campaigns/leaderboard.py``)."""
+    board = campaign_leaderboard(campaign, run_ids=run_ids) if reward_runs(campaign) else None
     return jsonable(
         {
-            "audit": audit,
+            # Shared with the paper: annotators and managers as the export's pseudonyms, never
+            # usernames (a study participant's holds their Prolific id).
+            "audit": pseudonymised(audit, campaign_pseudonyms(campaign)),
             "leaderboard": None if board is None else board.as_dict(),
             "correlations": correlations,
             "study": study_figures(campaign, audit),
+            "human": human_figures(campaign, audit),
         }
     )
-
-
-def study_figures(campaign: Campaign, audit: Mapping[str, Any]) -> dict[str, Any]:
-    """The audit's annotators by how they came (the study link, or an account made for them),
-    and the median over annotators of their median time per annotation."""
-    names = {row["annotator"] for row in audit["annotators"]}
-    by_study_link = set(
-        Membership.objects.filter(campaign=campaign, user__username__in=names)
-        .exclude(participant_id="")
-        .values_list("user__username", flat=True)
-    )
-    counts = {"study": len(names & by_study_link), "accounts": len(names - by_study_link)}
-    times = [row["median_time_ms"] for row in audit["annotators"] if row["median_time_ms"]]
-    return {
-        "pools": [
-            {"pool": pool, "label": label, "annotators": counts[pool]}
-            for pool, label in POOLS.items()
-            if counts[pool]
-        ],
-        "median_time_ms": statistics.median(times) if times else None,
-    }
 
 
 def read_correlations(path: Path) -> dict[str, Any]:
@@ -90,8 +75,13 @@ def read_correlations(path: Path) -> dict[str, Any]:
     return found
 
 
-def paper_zip(campaign: Campaign, audit: Mapping[str, Any]) -> tuple[bytes, str]:
+def paper_zip(
+    campaign: Campaign, audit: Mapping[str, Any], run_ids: Sequence[int] | None = None
+) -> tuple[bytes, str]:
     """The "for a paper" download: every file of both formats in a zip, and its file name."""
     name = f"{slugify(campaign.name) or 'campaign'}-{campaign.pk}-paper"
-    files = bundle.paper_files(paper_numbers(campaign, audit))
+    files = bundle.paper_files(paper_numbers(campaign, audit, run_ids=run_ids))
+    pdf = preview.preview_pdf(files)  # only where the server has pdflatex
+    if pdf is not None:
+        files = {**files, preview.PREVIEW: pdf}
     return bundle.zip_bytes(files, name), f"{name}.zip"

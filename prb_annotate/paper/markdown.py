@@ -1,18 +1,24 @@
 """The same tables and paragraph as ``latex``, in Markdown (pipe tables, author-year
 citations), for a README, a wiki or a draft in a Markdown editor."""
 
+import re
 from collections.abc import Sequence
 
+from prb_annotate.exports.markdown import LINE_BREAKS
 from prb_annotate.paper.methods import Cite, Part
 from prb_annotate.paper.references import author_year
 from prb_annotate.paper.tables import Table
 
-# Characters that Markdown would read as markup inside a table cell or a sentence.
-SPECIALS = {"|": r"\|", "*": r"\*", "_": r"\_", "`": r"\`", "<": "&lt;", ">": "&gt;"}
+# The dataset card's characters (``exports/markdown.py``) but parentheses: they mean something
+# only right after a "]", which is escaped, and the tables are full of "(n = 33)".
+SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~!&$])")
 
 
 def escape(text: str) -> str:
-    return "".join(SPECIALS.get(character, character) for character in text)
+    """Text as Markdown renders it literally, on one line: every character Markdown gives a
+    meaning (links, images, headings, HTML, emphasis, table columns) escaped, and line breaks
+    folded, as the dataset card writes names."""
+    return SPECIAL.sub(r"\\\1", LINE_BREAKS.sub(" ", text))
 
 
 def table(found: Table) -> str:

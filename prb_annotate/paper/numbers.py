@@ -104,6 +104,21 @@ def interval_of(entry: Mapping[str, Any]) -> Interval:
     )
 
 
+def method_of(entry: Mapping[str, Any]) -> str | None:
+    """How an entry's interval was computed: an accuracy's or a correlation's ``interval``
+    (a correlation's ``method`` names its coefficient), else the interval's ``method``."""
+    for key in ("interval", "method"):
+        found = entry.get(key)
+        if isinstance(found, str) and found:
+            return found
+    return None
+
+
+def printed_interval(entry: Mapping[str, Any]) -> bool:
+    """Whether :func:`estimate` prints ``entry`` with its bounds."""
+    return value_of(entry) is not None and interval_of(entry).printable
+
+
 def value_of(entry: Mapping[str, Any]) -> float | None:
     """The point estimate of a coefficient (``value``), a share (``share``) or a correlation
     (``coefficient``)."""

@@ -5,45 +5,31 @@ leaderboard and the correlations when there are some, the annotator pools); ``la
 ``markdown`` write the same tables, so the two can never disagree.
 """
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from prb_annotate.paper import numbers as fmt
+from prb_annotate.paper.human_tables import annotator_table, human_tables
+from prb_annotate.paper.method_words import words
+from prb_annotate.paper.table_data import (
+    AGREEMENT_KEYS,
+    Column,
+    N,
+    Printed,
+    Table,
+    _table,
+    category_name,
+    category_table,
+    level,
+    measured_table,
+)
 
-# The coefficients the agreement table shows, per kind of question: alpha, then Gwet's.
-AGREEMENT_KEYS = {"nominal": ("alpha_nominal", "ac1"), "ordinal": ("alpha_ordinal", "ac2_ordinal")}
+__all__ = ["AGREEMENT_KEYS", "Column", "Printed", "Table", "all_tables", "category_name", "level"]
+
 LEADERBOARD_SUBSETS = ("all", "validated", "excluded")
-
-
-@dataclass(frozen=True)
-class Column:
-    heading: str
-    numeric: bool = True
-
-
-@dataclass(frozen=True)
-class Table:
-    """``key`` names the table (its LaTeX label is ``tab:KEY``); ``caption`` is plain text."""
-
-    key: str
-    caption: str
-    columns: tuple[Column, ...]
-    rows: tuple[tuple[str, ...], ...]
-
-
-def _table(
-    key: str, caption: str, columns: Sequence[Column], rows: Sequence[Sequence[str]]
-) -> Table:
-    return Table(key, caption, tuple(columns), tuple(tuple(row) for row in rows))
-
-
-def level(numbers: Mapping[str, Any]) -> str:
-    return fmt.confidence_level(numbers["audit"]["settings"]["confidence"])
-
-
-def category_name(category: str | None) -> str:
-    return (category or "(no category)").replace("_", " ")
+# The tests behind the bias table's p-values and the leaderboard's groups.
+BINOMIAL = "binomial"
+GROUP_TESTS = ("mcnemar_exact", "holm")
 
 
 # --- the study ------------------------------------------------------------------------------
@@ -53,10 +39,13 @@ def study_table(numbers: Mapping[str, Any]) -> Table:
     audit = numbers["audit"]
     counts = audit["counts"]
     study = numbers["study"]
+    k = audit["campaign"]["annotations_per_pair"]
+    short = sum(1 for row in audit["verdicts"] if row["n_annotations"] < k)
     rows = [
         ("Pairs audited", fmt.count(counts["pairs"])),
         ("Categories", fmt.count(len(audit["validity"]["per_category"]))),
-        ("Annotations per pair (k)", fmt.count(audit["campaign"]["annotations_per_pair"])),
+        ("Required answers per pair (k)", fmt.count(k)),
+        ("Pairs with fewer counted answers than k", fmt.count(short)),
         ("Gold items", fmt.count(counts["gold_items"])),
         ("Annotations (all)", fmt.count(counts["annotations"])),
         ("Annotations counted", fmt.count(counts["counted_annotations"])),
@@ -79,7 +68,7 @@ def study_table(numbers: Mapping[str, Any]) -> Table:
         "study",
         f"The study: {counts['pairs']} pairs, {counts['annotators']} annotators. Left-out "
         "annotators' answers are not counted.",
-        [Column("", numeric=False), Column("n")],
+        [Column("", numeric=False), N],
         rows,
     )
 
@@ -99,6 +88,7 @@ def _left_out_reasons(audit: Mapping[str, Any]) -> list[tuple[Mapping[str, Any],
 def agreement_table(numbers: Mapping[str, Any]) -> Table:
     audit = numbers["audit"]
     rows = []
+    printed = Printed()
     for question in audit["agreement"]:
         by_key = {c["key"]: c for c in question["coefficients"]}
         alpha_key, gwet_key = AGREEMENT_KEYS[question["kind"]]
@@ -106,26 +96,27 @@ def agreement_table(numbers: Mapping[str, Any]) -> Table:
             (
                 question["label"],
                 fmt.count(question["units"]),
-                fmt.estimate(by_key[alpha_key]),
-                fmt.estimate(by_key[gwet_key]),
+                printed.estimate(by_key[alpha_key]),
+                printed.estimate(by_key[gwet_key]),
                 fmt.percent(fmt.value_of(by_key["percent_agreement"])),
             )
         )
     resamples = audit["settings"]["resamples"]
     return _table(
         "agreement",
-        f"Agreement per question: Krippendorff's alpha (nominal for the choices, ordinal for "
-        f"the ratings) and Gwet's AC1 (AC2 with ordinal weights for the ratings), with "
-        f"{level(numbers)}% bootstrap intervals over pairs ({resamples} resamples), and the "
-        "percent agreement. n: pairs rated.",
+        "Agreement per question: Krippendorff's alpha (nominal for the choices, ordinal for "
+        "the ratings) and Gwet's AC1 (AC2 with ordinal weights for the ratings), and the "
+        f"percent agreement. n: pairs rated. {printed.intervals(level(numbers))}"
+        + (f" Resamples: {resamples}." if printed.methods else ""),
         [
             Column("Question", numeric=False),
-            Column("n"),
+            N,
             Column("Alpha"),
-            Column("AC1 / AC2"),
-            Column("Agreement %"),
+            Column("AC1 / AC2", short="AC"),
+            Column("Agreement %", short="Agr. %"),
         ],
         rows,
+        printed,
     )
 
 
@@ -133,33 +124,31 @@ def agreement_table(numbers: Mapping[str, Any]) -> Table:
 
 
 def verdict_table(numbers: Mapping[str, Any]) -> Table:
-    validity = numbers["audit"]["validity"]
-    rows = [_verdict_row(category_name(row["category"]), row) for row in validity["per_category"]]
-    rows.append(_verdict_row("All pairs", validity["overall"]))
-    return _table(
+    return category_table(
         "verdicts",
-        f"Verdicts per category: n pairs validated, excluded and undecided, and the validated "
-        f"share of the decided pairs in % with its {level(numbers)}% Wilson interval.",
+        "Verdicts per category: n pairs validated, excluded and undecided, and the validated "
+        "share of the decided pairs in %.",
+        level(numbers),
+        numbers["audit"]["validity"],
+        "All pairs",
         [
-            Column("Category", numeric=False),
-            Column("n"),
-            Column("Validated"),
-            Column("Excluded"),
-            Column("Undecided"),
-            Column("Validated %"),
+            N,
+            Column("Validated", short="Val."),
+            Column("Excluded", short="Exc."),
+            Column("Undecided", short="Und."),
+            Column("Validated %", short="Val. %"),
         ],
-        rows,
+        _verdict_cells,
     )
 
 
-def _verdict_row(name: str, row: Mapping[str, Any]) -> tuple[str, ...]:
+def _verdict_cells(row: Mapping[str, Any], printed: Printed) -> tuple[str, ...]:
     return (
-        name,
         fmt.count(row["pairs"]),
         fmt.count(row["validated"]),
         fmt.count(row["excluded"]),
         fmt.count(row["undecided"]),
-        fmt.estimate(row["validated_share"], fmt.percent),
+        printed.estimate(row["validated_share"], fmt.percent),
     )
 
 
@@ -179,7 +168,7 @@ def reasons_table(numbers: Mapping[str, Any]) -> Table:
         "reasons",
         f"Why pairs were not validated: n pairs per reason (a pair may have several), and the "
         f"share of the {excluded} excluded pairs in % (undecided reasons have none).",
-        [Column("Reason", numeric=False), Column("n"), Column("% of excluded")],
+        [Column("Reason", numeric=False), N, Column("% of excluded")],
         rows or [("no pair excluded or undecided", "0", fmt.DASH)],
     )
 
@@ -189,31 +178,45 @@ def sample_table(numbers: Mapping[str, Any]) -> Table | None:
     estimate = numbers["audit"].get("sample_estimate")
     if not estimate:
         return None
-    rows = [_sample_row(category_name(row["category"]), row) for row in estimate["per_category"]]
-    rows.append(_sample_row("Dataset (stratified)", estimate["overall"]))
-    return _table(
+    drawn = (
+        "drawn actively where a model annotator was unsure, each pair weighted by the inverse "
+        "of its inclusion probability"
+        if estimate.get("design") == "active"
+        else "stratified by category"
+    )
+    withheld = [
+        category_name(row["category"]) for row in estimate["per_category"] if row.get("withheld")
+    ]
+    dashes = (
+        f" No estimate for {', '.join(withheld)}: too few decided pairs drawn, or one kind of "
+        "verdict only, for the active estimate's measured coverage; the dataset's needs every "
+        "category's."
+        if withheld
+        else ""
+    )
+    return category_table(
         "sample-estimate",
-        f"The dataset's validated share in % estimated from the planned sample, with "
-        f"{fmt.confidence_level(estimate['confidence'])}% Wilson intervals under the "
-        "finite-population correction (stratified by category). n: pairs in the dataset.",
+        f"The dataset's validated share in % estimated from the planned sample ({drawn}). "
+        f"n: pairs in the dataset.{dashes}",
+        fmt.confidence_level(estimate["confidence"]),
+        estimate,
+        "Dataset (stratified)",
         [
-            Column("Category", numeric=False),
-            Column("n"),
-            Column("Sampled"),
-            Column("Decided"),
-            Column("Validated %"),
+            N,
+            Column("Sampled", short="Smp."),
+            Column("Decided", short="Dec."),
+            Column("Validated %", short="Val. %"),
         ],
-        rows,
+        _sample_cells,
     )
 
 
-def _sample_row(name: str, row: Mapping[str, Any]) -> tuple[str, ...]:
+def _sample_cells(row: Mapping[str, Any], printed: Printed) -> tuple[str, ...]:
     return (
-        name,
         fmt.count(row["population"]),
         fmt.count(row["sampled"]),
         fmt.count(row["decided"]),
-        fmt.estimate(row["share"], fmt.percent),
+        printed.estimate(row["share"], fmt.percent),
     )
 
 
@@ -223,39 +226,37 @@ def ppi_table(numbers: Mapping[str, Any]) -> Table | None:
     section = numbers["audit"].get("ppi")
     if not section or not section.get("covers_sample"):
         return None
-    rows = [_ppi_row(category_name(row["category"]), row) for row in section["per_category"]]
-    rows.append(_ppi_row("Dataset (stratified)", section["overall"]))
-    return _table(
+    return category_table(
         "ppi",
         "The dataset's validated share in % from the human sample alone and with the model "
-        "annotator's verdicts on every pair (prediction-powered, PPI++ with a power-tuned "
-        f"weight), with {fmt.confidence_level(section['confidence'])}% intervals. n: pairs in "
-        "the dataset; the model-only share is biased and has no interval; worth: the human "
-        "pairs the prediction-powered interval is worth.",
+        "annotator's verdicts on every pair (prediction-powered). n: pairs in the dataset; the "
+        "model-only share is biased and has no interval; worth: the human pairs the "
+        "prediction-powered interval is worth.",
+        fmt.confidence_level(section["confidence"]),
+        section,
+        "Dataset (stratified)",
         [
-            Column("Category", numeric=False),
-            Column("n"),
-            Column("Humans"),
-            Column("Agree %"),
-            Column("Humans only %"),
-            Column("Model only %"),
+            N,
+            Column("Humans", short="Hum."),
+            Column("Agree %", short="Agr. %"),
+            Column("Humans only %", short="Hum. %"),
+            Column("Model only %", short="Mod. %"),
             Column("PPI %"),
             Column("Worth"),
         ],
-        rows,
+        _ppi_cells,
     )
 
 
-def _ppi_row(name: str, row: Mapping[str, Any]) -> tuple[str, ...]:
+def _ppi_cells(row: Mapping[str, Any], printed: Printed) -> tuple[str, ...]:
     worth = row.get("worth")
     return (
-        name,
         fmt.count(row["population"]),
         fmt.count(row["sample"]["pairs"] if "sample" in row else row["sample_pairs"]),
         fmt.percent(row["agreement"]),
-        fmt.estimate(row["humans_only"], fmt.percent),
+        printed.estimate(row["humans_only"], fmt.percent),
         fmt.percent(row["model_only"]["share"]),
-        fmt.estimate(row["ppi"], fmt.percent),
+        printed.estimate(row["ppi"], fmt.percent),
         fmt.DASH if worth is None else fmt.count(round(worth)),
     )
 
@@ -266,35 +267,54 @@ def _ppi_row(name: str, row: Mapping[str, Any]) -> tuple[str, ...]:
 def bias_table(numbers: Mapping[str, Any]) -> Table:
     bias = numbers["audit"]["bias"]
     position, length = bias["position"], bias["length"]
+    printed = Printed()
     rows = [
         _bias_row(
-            "Answers naming response A (ties left out)", position["share_a"], position["p_value"]
+            printed,
+            "Answers naming response A (ties left out)",
+            position["share_a"],
+            position["p_value"],
         ),
         _bias_row(
+            printed,
             "Pairs whose chosen answer is longer",
             length["pairs_chosen_longer"],
             length["pairs_chosen_longer_p_value"],
         ),
         _bias_row(
+            printed,
             "Answers picking the longer answer",
             length["answers_pick_longer"],
             length["answers_pick_longer_p_value"],
         ),
-        _bias_row("Chosen picked when it is longer", length["pick_chosen_when_chosen_longer"]),
-        _bias_row("Chosen picked when it is shorter", length["pick_chosen_when_chosen_shorter"]),
+        _bias_row(
+            printed, "Chosen picked when it is longer", length["pick_chosen_when_chosen_longer"]
+        ),
+        _bias_row(
+            printed, "Chosen picked when it is shorter", length["pick_chosen_when_chosen_shorter"]
+        ),
     ]
-    return _table(
+    return measured_table(
         "bias",
-        f"Position and length bias: shares in % with {level(numbers)}% Wilson intervals, and "
-        "the two-sided binomial p-value against one half. Lengths in characters; the median "
-        f"length ratio chosen / rejected is {fmt.real(length['median_length_ratio'])}.",
-        [Column("", numeric=False), Column("n"), Column("Share %"), Column("p")],
+        f"Position and length bias: shares in %, and p: the {words(BINOMIAL).phrase}. Lengths "
+        "in characters; the median length ratio chosen / rejected is "
+        f"{fmt.real(length['median_length_ratio'])}.",
+        level(numbers),
+        [Column("", numeric=False), N, Column("Share %"), Column("p")],
         rows,
+        printed,
     )
 
 
-def _bias_row(label: str, entry: Mapping[str, Any], p: float | None = None) -> tuple[str, ...]:
-    return (label, fmt.count(entry["total"]), fmt.estimate(entry, fmt.percent), fmt.p_value(p))
+def _bias_row(
+    printed: Printed, label: str, entry: Mapping[str, Any], p: float | None = None
+) -> tuple[str, ...]:
+    return (
+        label,
+        fmt.count(entry["total"]),
+        printed.estimate(entry, fmt.percent),
+        printed.test(BINOMIAL, p),
+    )
 
 
 # --- reward models --------------------------------------------------------------------------
@@ -311,29 +331,31 @@ def leaderboard_table(numbers: Mapping[str, Any]) -> Table | None:
     }
     order = [entry["model"] for entry in shown[0]["entries"]]
     rows = []
+    printed = Printed()
     for model in order:
         row = [model]
         for subset in shown:
             entry = by_model[subset["key"]].get(model)
             row += [
-                fmt.DASH if entry is None else fmt.estimate(entry["accuracy"], fmt.percent),
+                fmt.DASH if entry is None else printed.estimate(entry["accuracy"], fmt.percent),
                 fmt.DASH if entry is None else fmt.count(entry["group"]),
             ]
         rows.append(row)
+    if len(order) > 1:  # the groups rest on the tests against the best
+        printed.methods += GROUP_TESTS
     columns = [Column("Model", numeric=False)]
     for subset in shown:
         name = subset["name"].capitalize()
-        columns += [Column(f"{name} (n = {subset['pairs']})"), Column("Group")]
+        columns += [Column(f"{name} (n = {subset['pairs']})"), Column("Group", short="G")]
     settings = board["settings"]
-    return _table(
+    return measured_table(
         "leaderboard",
-        f"Reward models: accuracy in % with {fmt.confidence_level(settings['confidence'])}% "
-        f"Wilson intervals on all, validated and excluded pairs (n: pairs), "
-        f"{settings['policy_words']}. Group 1 is the best model and those statistically tied "
-        f"with it (exact McNemar test against the best, Holm-adjusted, alpha "
-        f"{fmt.real(settings['alpha'])}).",
+        "Reward models: accuracy in % on all, validated and excluded pairs (n: pairs), "
+        f"{settings['policy_words']}. Groups: {settings['grouping']['words']}.",
+        fmt.confidence_level(settings["confidence"]),
         columns,
         rows,
+        printed,
     )
 
 
@@ -342,30 +364,35 @@ def correlation_table(numbers: Mapping[str, Any]) -> Table | None:
     found = numbers.get("correlations")
     if not found:
         return None
+    printed = Printed()
     rows = [
         (
             column,
             result["method"],
             fmt.count(result["n"]),
-            fmt.estimate(result),
+            printed.estimate(result),
             fmt.p_value(result["p_value"]),
         )
         for column, entry in found.items()
         for result in entry["correlations"]
     ]
-    return _table(
+    confidence = next(
+        (r.get("confidence") for e in found.values() for r in e["correlations"]), 0.95
+    )
+    return measured_table(
         "correlations",
         "Benchmark accuracy against downstream results, per downstream measure: the "
-        "coefficient with its interval (Fisher's z for the correlations, a bootstrap over "
-        "models for the ranking measures) and its p-value. n: models.",
+        "coefficient with its interval and its p-value. n: models.",
+        fmt.confidence_level(confidence or 0.95),
         [
             Column("Downstream", numeric=False),
             Column("Measure", numeric=False),
-            Column("n"),
+            N,
             Column("Coefficient"),
             Column("p"),
         ],
         rows,
+        printed,
     )
 
 
@@ -379,7 +406,9 @@ def all_tables(numbers: Mapping[str, Any]) -> list[Table]:
         sample_table(numbers),
         ppi_table(numbers),
         bias_table(numbers),
+        *human_tables(numbers),
         leaderboard_table(numbers),
         correlation_table(numbers),
+        annotator_table(numbers),
     ]
     return [table for table in found if table is not None]

@@ -4,7 +4,10 @@ every rule of a live campaign holds (exact k overlap, counterbalancing, gold slo
 
 Deterministic: the queue is seeded by the campaign, each answer is drawn from a generator
 seeded by (seed, annotator, pair), and time is a simulated clock per annotator, so the same
-seed gives the same rows on every database.
+seed gives the same rows on every fresh database. The queue's A/B sides and gold slots are
+seeded by row ids, as in a live campaign: in a database whose id sequences have moved on (a
+PostgreSQL test database reused across tests, whose sequences a rollback does not reset) the
+sides differ, and with them the answers of the position-biased behaviour and the split votes.
 """
 
 import random

@@ -1,4 +1,5 @@
-"""Number formats of the audit page: the same functions the text report uses."""
+"""Number formats of the audit page (the same functions the text report uses), and the audit's
+words in the reader's language (``audit/phrases.py``)."""
 
 from django import template
 from django.utils.html import conditional_escape, format_html
@@ -6,6 +7,7 @@ from django.utils.safestring import mark_safe
 
 from prb_annotate.audit import report as audit_report
 from prb_annotate.audit import rule
+from prb_annotate.audit.phrases import shown
 
 register = template.Library()
 
@@ -37,9 +39,16 @@ def sortkey(value: object) -> str:
 
 
 @register.filter
+def audit_words(text: str | None) -> str:
+    """A word or sentence of the audit's report (kept in English there), in the reader's
+    language."""
+    return shown(str(text or ""))
+
+
+@register.filter
 def reason_label(code: str) -> str:
     """A verdict or adjudication reason code in words."""
-    return rule.ADJUDICATION_REASON_LABELS.get(code, code)
+    return shown(rule.ADJUDICATION_REASON_LABELS.get(code, code))
 
 
 @register.filter
@@ -64,12 +73,12 @@ def interval_apart(text: str) -> str:
 def reason(code: str) -> str:
     """A reason code as words, the code and its explanation in the tooltip."""
     explained = rule.ADJUDICATION_REASON_LABELS.get(code)
-    tooltip = f"{code}: {explained}" if explained else code
+    tooltip = f"{code}: {shown(explained)}" if explained else code
     return format_html(
         '<span class="reason" title="{}" data-reason="{}">{}</span>',
         tooltip,
         code,
-        rule.reason_words(code),
+        shown(rule.reason_words(code)),
     )
 
 

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
+from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import Token
 
 from prb_annotate.api.authentication import token_expired
@@ -30,12 +31,12 @@ def account_token(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         action = request.POST.get("action")
         if action == "revoke":
-            revoked, _ = Token.objects.filter(user=user).delete()
+            revoked, _deleted = Token.objects.filter(user=user).delete()
             messages.success(
                 request,
-                "Your API token is revoked: it opens nothing any more."
+                _("Your API token is revoked: it opens nothing any more.")
                 if revoked
-                else "You had no API token.",
+                else _("You had no API token."),
             )
             return redirect("account_token")
         if action != "new":

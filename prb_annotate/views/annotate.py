@@ -15,12 +15,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.db.models import FilteredRelation, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_POST
 
-from prb_annotate.access import annotator_membership_or_404
 from prb_annotate.campaigns.annotating import (
     SubmitError,
     current_annotation,
@@ -31,21 +32,22 @@ from prb_annotate.campaigns.annotating import (
 )
 from prb_annotate.campaigns.assignment import QualificationFirst, next_assignment, responses_ab
 from prb_annotate.campaigns.briefing import needs_consent
+from prb_annotate.campaigns.drafts import DraftError, draft_values, drop_draft, save_draft
 from prb_annotate.campaigns.progress import annotator_standing
+from prb_annotate.campaigns.prolific import completion_code
 from prb_annotate.campaigns.qualification.gate import is_cleared
+from prb_annotate.formats.strictjson import STRICT
 from prb_annotate.models import Annotation, Assignment, Campaign
-from prb_annotate.question_layout import (
-    answer_summary,
-    choice_questions,
-    question_names,
-    rating_questions,
-)
+from prb_annotate.security.access import annotator_membership_or_404
+from prb_annotate.web.question_layout import answer_summary, question_context
 
+# Stored as written here (English, whatever the page's language); the page shows each in the
+# reader's language.
 SKIP_REASONS = [
-    "I cannot judge this topic",
-    "The question or a response is unreadable or broken",
-    "The content is offensive or unsafe",
-    "Something else",
+    gettext_noop("I cannot judge this topic"),
+    gettext_noop("The question or a response is unreadable or broken"),
+    gettext_noop("The content is offensive or unsafe"),
+    gettext_noop("Something else"),
 ]
 RECENT_ANSWERS_SHOWN = 10
 PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
@@ -77,27 +79,14 @@ def _render_item(
     status: int = 200,
 ) -> HttpResponse:
     errors = errors or {}
-    text_a, text_b = responses_ab(assignment)
     # The page may show others' progress a few seconds late: see annotator_standing.
     standing = annotator_standing(campaign, _user(request), fresh=False)
-    known = question_names(campaign)
-    general_errors = [message for field, message in errors.items() if field not in known]
     recent = _recent_answers(campaign, _user(request))
     context: dict[str, Any] = {
         "campaign": campaign,
         "assignment": assignment,
         "pair": assignment.item.pair,
-        "responses": [("A", text_a), ("B", text_b)],
-        "ratings": [
-            ("A", rating_questions(campaign, "A", values, errors)),
-            ("B", rating_questions(campaign, "B", values, errors)),
-        ],
-        "choices": choice_questions(values, errors),
-        "comment": values.get("comment", ""),
-        "comment_error": errors.get("comment", ""),
-        "flagged": values.get("flagged", "") not in ("", "off", "false", "0"),
-        "error_count": len(errors),
-        "general_errors": general_errors,
+        **question_context(campaign, responses_ab(assignment), values, errors),
         # A fresh token per page: a double click or a resent POST carries the same one and is
         # stored once; a new page is a new submit.
         "client_token": uuid.uuid4().hex,
@@ -220,7 +209,7 @@ def annotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return redirect("qualification", campaign.pk)
     if assignment is None:
         return redirect("annotate_done", campaign.pk)
-    return _render_item(request, campaign, assignment, values={})
+    return _render_item(request, campaign, assignment, values=draft_values(assignment))
 
 
 @login_required
@@ -234,12 +223,28 @@ def annotate_assignment(request: HttpRequest, campaign_id: int, assignment_id: i
     if not is_cleared(campaign.pk, _user(request).pk):
         return redirect("qualification", campaign.pk)
     if assignment.status == Assignment.Status.RESERVED:
-        return _render_item(request, campaign, assignment, values={})
+        return _render_item(request, campaign, assignment, values=draft_values(assignment))
     annotation = current_annotation(assignment)
     if assignment.status != Assignment.Status.SUBMITTED or annotation is None:
-        messages.info(request, "That item is no longer yours to answer.")
+        messages.info(request, _("That item is no longer yours to answer."))
         return redirect("annotate", campaign.pk)
     return _render_item(request, campaign, assignment, values=form_values(annotation, assignment))
+
+
+@login_required
+@require_POST
+def annotate_draft(request: HttpRequest, campaign_id: int, assignment_id: int) -> HttpResponse:
+    """Keep the form's unsaved answers as the item's draft (the page sends them as they
+    change); 204, or 409 with the reason when the item is no longer the annotator's."""
+    campaign = annotator_membership_or_404(request.user, campaign_id).campaign
+    assignment = _own_assignment_or_404(request, campaign, assignment_id)
+    try:
+        save_draft(assignment, _user(request), {k: request.POST.get(k, "") for k in request.POST})
+    except DraftError as error:
+        return JsonResponse(
+            {"detail": str(error), "errors": {}}, status=409, json_dumps_params=STRICT
+        )
+    return HttpResponse(status=204)
 
 
 @login_required
@@ -265,6 +270,7 @@ def annotate_submit(request: HttpRequest, campaign_id: int, assignment_id: int) 
         values = {key: request.POST.get(key, "") for key in request.POST}
         errors = error.field_errors or {"__all__": error.message}
         return _render_item(request, campaign, assignment, values=values, errors=errors, status=400)
+    drop_draft(assignment.pk)
     messages.success(request, result.message)
     return redirect("annotate", campaign.pk)
 
@@ -276,14 +282,14 @@ def annotate_skip(request: HttpRequest, campaign_id: int, assignment_id: int) ->
     assignment = _own_assignment_or_404(request, campaign, assignment_id)
     reason = request.POST.get("reason", "").strip()
     if not reason:
-        messages.error(request, "Choose a reason to skip the item.")
+        messages.error(request, _("Choose a reason to skip the item."))
         return redirect("annotate", campaign.pk)
     try:
         skip(assignment.pk, _user(request), reason=reason)
     except SubmitError as error:
         messages.error(request, error.message)
     else:
-        messages.info(request, "Item skipped.")
+        messages.info(request, _("Item skipped."))
     return redirect("annotate", campaign.pk)
 
 
@@ -298,10 +304,14 @@ def annotate_guidelines(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def annotate_done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Nothing to annotate now: finished (quota reached, or every pair is done by this annotator
     or complete with others' answers), or waiting for the last pairs others hold."""
-    campaign = annotator_membership_or_404(request.user, campaign_id).campaign
+    membership = annotator_membership_or_404(request.user, campaign_id)
+    campaign = membership.campaign
     if not is_cleared(campaign.pk, _user(request).pk):
         return redirect("qualification", campaign.pk)
     standing = annotator_standing(campaign, _user(request))
+    # The completion URL belongs to the study: only a member who came by the study link (with
+    # a Prolific id) is sent there; an invited annotator finishes on this page.
+    study_url = campaign.completion_url if membership.participant_id else ""
     context = {
         "campaign": campaign,
         "standing": standing,
@@ -310,10 +320,9 @@ def annotate_done(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "finished": standing.finished,
         # Without a quota, the end of the queue is the only end there is: offer the link, but
         # send the annotator on by themselves only when the quota is reached.
-        "completion_url": campaign.completion_url
-        if standing.finished or standing.quota is None
-        else "",
-        "redirect_now": bool(campaign.completion_url) and standing.quota_reached,
+        "completion_url": study_url if standing.finished or standing.quota is None else "",
+        "completion_code": completion_code(study_url),
+        "redirect_now": bool(study_url) and standing.quota_reached,
     }
     return render(request, "prb_annotate/done.html", context)
 
@@ -331,6 +340,11 @@ urlpatterns = [
         "c/<row_id:campaign_id>/a/<row_id:assignment_id>/submit/",
         annotate_submit,
         name="annotate_submit",
+    ),
+    path(
+        "c/<row_id:campaign_id>/a/<row_id:assignment_id>/draft/",
+        annotate_draft,
+        name="annotate_draft",
     ),
     path(
         "c/<row_id:campaign_id>/a/<row_id:assignment_id>/skip/", annotate_skip, name="annotate_skip"

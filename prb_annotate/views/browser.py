@@ -1,14 +1,15 @@
 """Dataset browser for managers: datasets, their pairs, one pair in full."""
 
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import path
 
-from prb_annotate.access import staff_required
 from prb_annotate.campaigns.model_annotator import answers_beside_humans
 from prb_annotate.models import Dataset, Pair
+from prb_annotate.security.access import staff_required
+from prb_annotate.web.pair_search import matching_pairs
 
 PAIRS_PER_PAGE = 50
 
@@ -26,15 +27,7 @@ def dataset_detail(request: HttpRequest, dataset_id: int) -> HttpResponse:
     pairs = dataset.pairs.only("id", "external_id", "category", "question").order_by("external_id")
     category = request.GET.get("category", "")
     query = request.GET.get("q", "").strip()
-    if category:
-        pairs = pairs.filter(category=category)
-    if query:
-        pairs = pairs.filter(
-            Q(external_id__icontains=query)
-            | Q(question__icontains=query)
-            | Q(chosen__icontains=query)
-            | Q(rejected__icontains=query)
-        )
+    pairs = matching_pairs(pairs, category=category, query=query)
     page = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
     context = {
         "dataset": dataset,

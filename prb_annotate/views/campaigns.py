@@ -9,6 +9,7 @@ other campaigns, gets the same 404 as for a campaign that does not exist.
 import secrets
 from datetime import datetime
 from typing import Any, cast
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
@@ -20,26 +21,31 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_POST
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from prb_annotate.access import (
-    is_staff,
-    managed_campaign_or_404,
-    managed_campaigns,
-    staff_required,
-)
 from prb_annotate.audit import charts as svg
-from prb_annotate.audit import ppi, sample_report
+from prb_annotate.audit import plan_odds, ppi, sample_report
 from prb_annotate.audit.exclusions import exclusion_history, pairs_short_of_answers
-from prb_annotate.audit.quality import LEFT_OUT_REASONS, OUTLIER_RULES
+from prb_annotate.audit.phrases import shown
+from prb_annotate.audit.quality import (
+    AGREEMENT_MARK_P,
+    HONEST_NOTE,
+    HONEST_SPREAD,
+    LEFT_OUT_REASONS,
+    OUTLIER_RULE_PHRASES,
+    POSITION_TEST,
+)
 from prb_annotate.audit.sampling import PlanError, PlanTargets
-from prb_annotate.campaigns.join_limits import accounts_per_address, slot_count
+from prb_annotate.campaigns.join_limits import accounts_per_address, join_bursts, slot_count
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     add_member,
     create_campaign,
     set_status,
 )
+from prb_annotate.campaigns.members import ANSWER_CHOICES
+from prb_annotate.campaigns.network_share import slots_per_network
 from prb_annotate.campaigns.planned_sample import SamplePlanError, plan_for_dataset
 from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress, dashboard_figures
 from prb_annotate.campaigns.qualification.setup import (
@@ -47,7 +53,16 @@ from prb_annotate.campaigns.qualification.setup import (
     member_qualifications,
     outcome_counts,
 )
-from prb_annotate.forms import (
+from prb_annotate.campaigns.setting_fields import StrOrPromise
+from prb_annotate.models import Campaign, CampaignItem, Membership
+from prb_annotate.security.access import (
+    is_staff,
+    managed_campaign_or_404,
+    managed_campaigns,
+    manager_action,
+    staff_required,
+)
+from prb_annotate.web.forms import (
     PLAN_FIELDS,
     AddAnnotatorsForm,
     AddMemberForm,
@@ -55,23 +70,32 @@ from prb_annotate.forms import (
     QualitySettingsForm,
     StudyIdForm,
 )
-from prb_annotate.models import Campaign, Membership
+from prb_annotate.web.status_words import status_word
 
 # The buttons each status offers: (target status, label).
-STATUS_ACTIONS: dict[str, list[tuple[str, str]]] = {
-    Campaign.Status.DRAFT: [(Campaign.Status.ACTIVE, "Start"), (Campaign.Status.CLOSED, "Close")],
-    Campaign.Status.ACTIVE: [(Campaign.Status.PAUSED, "Pause"), (Campaign.Status.CLOSED, "Close")],
-    Campaign.Status.PAUSED: [(Campaign.Status.ACTIVE, "Resume"), (Campaign.Status.CLOSED, "Close")],
+STATUS_ACTIONS: dict[str, list[tuple[str, StrOrPromise]]] = {
+    Campaign.Status.DRAFT: [
+        (Campaign.Status.ACTIVE, gettext_lazy("Start")),
+        (Campaign.Status.CLOSED, gettext_lazy("Close")),
+    ],
+    Campaign.Status.ACTIVE: [
+        (Campaign.Status.PAUSED, gettext_lazy("Pause")),
+        (Campaign.Status.CLOSED, gettext_lazy("Close")),
+    ],
+    Campaign.Status.PAUSED: [
+        (Campaign.Status.ACTIVE, gettext_lazy("Resume")),
+        (Campaign.Status.CLOSED, gettext_lazy("Close")),
+    ],
     Campaign.Status.CLOSED: [],
 }
 # Steps drawn in the completion chart: enough to show its shape, small enough for the page.
 CHART_POINTS = 300
 OUTLIER_LABELS = {
-    "gold_accuracy": "low gold accuracy",
-    "agreement": "disagrees with the others",
-    "position_bias": "position bias",
-    "fast": "answers too fast",
-    "straight_lining": "straight-lining",
+    "gold_accuracy": gettext_lazy("low gold accuracy"),
+    "agreement": gettext_lazy("agrees less than the others"),
+    "position_bias": gettext_lazy("position bias"),
+    "fast": gettext_lazy("answers too fast"),
+    "straight_lining": gettext_lazy("straight-lining"),
 }
 PROLIFIC_SUFFIX = (
     "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
@@ -85,7 +109,10 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
         managed_campaigns(request.user)
         .select_related("dataset")
         .annotate(
-            item_count=Count("items", distinct=True),
+            # Regular items, as the dashboard counts them (gold items apart).
+            item_count=Count(
+                "items", filter=Q(items__kind=CampaignItem.Kind.REGULAR), distinct=True
+            ),
             annotator_count=Count(
                 "memberships",
                 filter=Q(memberships__role=Membership.Role.ANNOTATOR),
@@ -114,27 +141,16 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 k=data["annotations_per_pair"],
                 sample=data["sample"],
                 sample_targets=form.sample_targets(),
+                sample_design=form.sample_design(),
                 gold_pair_ids=data["gold_pair_ids"],
                 gold_rate=data["gold_rate"],
                 practice_pairs=data["practice_pair_ids"],
                 qualification_pairs=data["qualification_pair_ids"],
                 qualification_rule=form.qualification_rule(),
-                screen_out_url=data["screen_out_url"],
                 seed=data["seed"],
                 created_by=cast(User, request.user),
                 external=data["external"],
-                guidelines=data["guidelines"],
-                reservation_minutes=data["reservation_minutes"],
-                quota_per_annotator=data["quota_per_annotator"],
-                completion_url=data["completion_url"],
-                prolific_study_id=data["prolific_study_id"],
-                majority_threshold=data["majority_threshold"],
-                show_timer=data["show_timer"],
-                min_gold_accuracy=data["min_gold_accuracy"],
-                position_bias_max_p=data["position_bias_max_p"],
-                fast_answer_seconds=(
-                    10.0 if data["fast_answer_seconds"] is None else data["fast_answer_seconds"]
-                ),
+                **form.campaign_settings(),
             )
         except SamplePlanError as error:
             form.add_error(_plan_field(error), str(error))
@@ -149,10 +165,12 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 
 
 def _created_message(campaign: Campaign) -> str:
-    text = f"Campaign “{campaign.name}” created. Start it when ready."
     if campaign.qualification_items.exists():
-        text += " Give its practice and qualification pairs their explanations first."
-    return text
+        return _(
+            "Campaign “%(name)s” created. Start it when ready. Give its practice and "
+            "qualification pairs their explanations first."
+        ) % {"name": campaign.name}
+    return _("Campaign “%(name)s” created. Start it when ready.") % {"name": campaign.name}
 
 
 def _render_plan_preview(request: HttpRequest, form: CampaignForm) -> HttpResponse:
@@ -173,15 +191,21 @@ def _render_plan_preview(request: HttpRequest, form: CampaignForm) -> HttpRespon
                     *data["practice_pair_ids"],
                     *data["qualification_pair_ids"],
                 ],
-            ).as_json()
+                design=form.sample_design(),
+            )
         except SamplePlanError as error:
             form.add_error(_plan_field(error), str(error))
         else:
+            # The chance of reaching the targets is a uniform draw's; an active plan says what
+            # each design expects instead.
+            shown = plan.as_json() if plan.design else plan_odds.with_odds(plan)
             context["plan_preview"] = {
-                "summary": sample_report.plan_summary(plan),
-                "rows": sample_report.plan_rows(plan),
+                "summary": sample_report.plan_summary(shown),
+                "odds": sample_report.plan_odds(shown),
+                "design": sample_report.design_summary(shown),
+                "rows": sample_report.plan_rows(shown),
             }
-            _add_model_plan(context["plan_preview"], form, plan, targets)
+            _add_model_plan(context["plan_preview"], form, shown, targets)
     context["groups"] = form.groups(previewing=True)
     return render(request, "prb_annotate/campaign_form.html", context)
 
@@ -232,7 +256,11 @@ def render_dashboard(
     status: int = 200,
 ) -> HttpResponse:
     """The dashboard; a form given here is shown with its errors (``status`` 400)."""
-    members = campaign.memberships.select_related("user").order_by("role", "user__username")
+    slots = slot_count(campaign)
+    # The participant row tells the table which accounts sign in through a link.
+    members = campaign.memberships.select_related("user", "user__participant").order_by(
+        "role", "user__username"
+    )
     # Figures first: computing them syncs replacement slots, which the progress counts.
     figures = dashboard_figures(campaign)
     progress = campaign_progress(campaign, median_times=False)
@@ -248,10 +276,16 @@ def render_dashboard(
         **campaign_links(request, campaign),
         "pairs_short": pairs_short_of_answers(campaign, left_out),
         "members": members,
+        "member_answer_choices": ANSWER_CHOICES,
+        # Each mark's threshold from where the marks read it, so the page says why they differ.
         "member_form": member_form or AddMemberForm(),
         "study_form": study_form or StudyIdForm(instance=campaign),
-        "slots": slot_count(campaign),
-        "accounts_per_address": accounts_per_address(campaign),
+        "slots": slots,
+        "accounts_per_address": accounts_per_address(campaign, slots),
+        # Read from the count just kept (network_share.slot_count keeps it for the queue).
+        "slots_per_network": slots_per_network(campaign),
+        "join_window_minutes": settings.PRB_JOIN_WINDOW_MINUTES,
+        "join_bursts": join_bursts(campaign),
         "annotators_form": annotators_form or AddAnnotatorsForm(),
         "email_enabled": settings.PRB_SEND_EMAIL,
         "actions": STATUS_ACTIONS.get(campaign.status, []),
@@ -260,7 +294,16 @@ def render_dashboard(
         ),
         "qualification_counts": outcome_counts(qualifications),
         "screening": campaign.qualification_items.exists(),
-        "outlier_rules": OUTLIER_RULES,
+        # The audit keeps these words in English; the page shows them in the reader's language.
+        "outlier_rules": {
+            name: phrase.shown(**figures)
+            for name, (phrase, figures) in OUTLIER_RULE_PHRASES.items()
+        },
+        "agreement_note": HONEST_NOTE.shown(**HONEST_SPREAD.figures()),
+        # The levels the two marks are read at, from the module that marks (audit/quality.py),
+        # and the position test's words from the object that runs it.
+        "agreement_mark_p": AGREEMENT_MARK_P,
+        "position_test": POSITION_TEST,
         "quality_form": QualitySettingsForm(instance=campaign),
         "exclusions": exclusion_history(campaign),
         "completion_chart": completion_chart(figures["completion"], progress.items_total),
@@ -274,10 +317,13 @@ def campaign_links(request: HttpRequest, campaign: Campaign) -> dict[str, str]:
     test values to try the participant flow) and the sign-up invite."""
     invite_url = request.build_absolute_uri(reverse("join", args=[campaign.invite_token]))
     test_id = f"try-{secrets.token_hex(6)}"
+    # The campaign's own study id when it has one: the link refuses any other (join_limits.py).
+    study = campaign.prolific_study_id or "try"
+    try_query = urlencode({"PROLIFIC_PID": test_id, "STUDY_ID": study, "SESSION_ID": test_id})
     return {
         "invite_url": invite_url,
         "prolific_url": invite_url + PROLIFIC_SUFFIX,
-        "try_url": f"{invite_url}?PROLIFIC_PID={test_id}&STUDY_ID=try&SESSION_ID={test_id}",
+        "try_url": f"{invite_url}?{try_query}",
         "signup_url": request.build_absolute_uri(reverse("signup", args=[campaign.signup_token])),
     }
 
@@ -298,7 +344,7 @@ def annotator_rows(
                 "progress": row,
                 "quality": figures,
                 "outliers": [OUTLIER_LABELS[name] for name in figures.get("outliers", [])],
-                "left_out_label": LEFT_OUT_REASONS.get(figures.get("left_out") or ""),
+                "left_out_label": shown(LEFT_OUT_REASONS.get(figures.get("left_out") or "", "")),
                 "qualification": (qualifications or {}).get(row.user_id),
             }
         )
@@ -321,10 +367,8 @@ def completion_chart(points: list[tuple[str, int]], total: int) -> SafeString:
     return mark_safe(chart)  # noqa: S308 - charts.py escapes every piece of text it draws
 
 
-@login_required
-@require_POST
-def campaign_add_member(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = managed_campaign_or_404(request.user, campaign_id)
+@manager_action
+def campaign_add_member(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     form = AddMemberForm(request.POST)
     if not form.is_valid():
         return render_dashboard(request, campaign, member_form=form, status=400)
@@ -334,15 +378,16 @@ def campaign_add_member(request: HttpRequest, campaign_id: int) -> HttpResponse:
     except CampaignSetupError as error:  # an account an invite link made for another campaign
         form.add_error("username", str(error))
         return render_dashboard(request, campaign, member_form=form, status=400)
-    messages.success(request, f"{user.get_username()} can now annotate in this campaign.")
+    messages.success(
+        request,
+        _("%(username)s can now annotate in this campaign.") % {"username": user.get_username()},
+    )
     return redirect("campaign_detail", campaign.pk)
 
 
-@login_required
-@require_POST
-def campaign_study(request: HttpRequest, campaign_id: int) -> HttpResponse:
+@manager_action
+def campaign_study(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """Set the Prolific study whose participants the invite link admits (empty: any)."""
-    campaign = managed_campaign_or_404(request.user, campaign_id)
     form = StudyIdForm(request.POST, instance=campaign)
     if not form.is_valid():
         return render_dashboard(request, campaign, study_form=form, status=400)
@@ -350,21 +395,23 @@ def campaign_study(request: HttpRequest, campaign_id: int) -> HttpResponse:
     study = campaign.prolific_study_id
     messages.success(
         request,
-        f"The invite link now admits participants of study {study} only."
+        _("The invite link now admits participants of study %(study)s only.") % {"study": study}
         if study
-        else "The invite link now admits participants of any study.",
+        else _("The invite link now admits participants of any study."),
     )
     return redirect(reverse("campaign_detail", args=[campaign.pk]) + "#invite")
 
 
-@login_required
-@require_POST
-def campaign_status(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = managed_campaign_or_404(request.user, campaign_id)
+@manager_action
+def campaign_status(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     wanted = request.POST.get("status", "")
     allowed = [target for target, _ in STATUS_ACTIONS.get(campaign.status, [])]
     if wanted not in allowed:
-        messages.error(request, f"A {campaign.status} campaign cannot become “{wanted}”.")
+        messages.error(
+            request,
+            _("A %(status)s campaign cannot become “%(wanted)s”.")
+            % {"status": status_word(campaign.status), "wanted": status_word(wanted)},
+        )
         return redirect("campaign_detail", campaign.pk)
     if wanted == Campaign.Status.CLOSED and request.POST.get("confirmed") != "yes":
         # Closing is final: the button leads to a page that says so and asks again.
@@ -374,7 +421,9 @@ def campaign_status(request: HttpRequest, campaign_id: int) -> HttpResponse:
     except (ValidationError, ValueError) as error:
         messages.error(request, _error_text(error))
     else:
-        messages.success(request, f"The campaign is now {wanted}.")
+        messages.success(
+            request, _("The campaign is now %(wanted)s.") % {"wanted": status_word(wanted)}
+        )
     return redirect("campaign_detail", campaign.pk)
 
 

@@ -7,8 +7,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
 
-from prb_annotate.access import annotator_membership_or_404
 from prb_annotate.campaigns.briefing import needs_consent, record_consent, time_estimate
+from prb_annotate.security.access import annotator_membership_or_404
 
 
 @login_required

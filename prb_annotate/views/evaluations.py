@@ -1,20 +1,28 @@
 """Reward-model runs of a campaign: the leaderboard (which model is better, on all, validated
-and excluded pairs and per category, with paired tests), then each run's card."""
+and excluded pairs and per category, with paired tests), then each run's card, where a run is
+renamed or removed (kept as history, and put back from there)."""
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
-from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.audit.campaign_audit import campaign_verdicts
 from prb_annotate.audit.model_answers import annotator_runs
 from prb_annotate.campaigns.evaluating import accuracy_rows, run_notes
 from prb_annotate.campaigns.leaderboard import campaign_leaderboard, reward_runs
-from prb_annotate.forms import LeaderboardForm
+from prb_annotate.campaigns.run_names import RunNameError, remove_run, rename_run, restore_run
+from prb_annotate.models import Campaign, EvaluationRun
+from prb_annotate.security.access import managed_campaign_or_404
+from prb_annotate.views.jobs import model_choices
+from prb_annotate.web.forms import LeaderboardForm
 
 if TYPE_CHECKING:  # evaluation is imported only when a leaderboard is built
     from evaluation.compare import SubsetBoard
@@ -38,9 +46,15 @@ def campaign_evaluations(request: HttpRequest, campaign_id: int) -> HttpResponse
         "current": next(item for item in shown["subsets"] if item["key"] == current.key),
         "tabs": subset_tabs(board.subsets, current.key, policy=policy, run_ids=run_ids),
         "api_url": api_url(campaign.pk, policy, run_ids),
+        "paper_url": reverse("campaign_audit_paper", args=[campaign.pk])
+        + ("?" + urlencode([("run", run_id) for run_id in run_ids]) if run_ids else ""),
+        "removed_runs": campaign.evaluation_runs.filter(removed_at__isnull=False).order_by(
+            "-removed_at"
+        ),
         # Model-annotator runs have answers, not accuracies: they are listed apart.
         "runs": [(run, accuracy_rows(run), run_notes(run, verdicts)) for run in runs],
         "annotator_runs": annotator_runs(campaign),
+        "model_choices": model_choices(),
     }
     return render(request, "prb_annotate/evaluations.html", context)
 
@@ -73,6 +87,85 @@ def subset_tabs(
     return tabs
 
 
+def _run_of(request: HttpRequest, campaign_id: int, run_id: int) -> tuple[Campaign, EvaluationRun]:
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    return campaign, get_object_or_404(EvaluationRun, pk=run_id, campaign=campaign)
+
+
+def _back(campaign: Campaign, run: EvaluationRun) -> HttpResponse:
+    return redirect(reverse("campaign_evaluations", args=[campaign.pk]) + f"#run-{run.pk}")
+
+
+@require_POST
+@login_required
+def run_rename(request: HttpRequest, campaign_id: int, run_id: int) -> HttpResponse:
+    campaign, run = _run_of(request, campaign_id, run_id)
+    try:
+        run = rename_run(run, request.POST.get("name", ""))
+    except RunNameError as error:
+        messages.error(
+            request,
+            _("Run %(run_pk)s keeps its name: %(error)s.") % {"run_pk": run.pk, "error": error},
+        )
+    else:
+        messages.success(
+            request,
+            _("Run %(run_pk)s is now named %(run_name)s.")
+            % {"run_pk": run.pk, "run_name": repr(run.name)},
+        )
+    return _back(campaign, run)
+
+
+@require_POST
+@login_required
+def run_remove(request: HttpRequest, campaign_id: int, run_id: int) -> HttpResponse:
+    campaign, run = _run_of(request, campaign_id, run_id)
+    remove_run(run)
+    messages.success(
+        request,
+        _(
+            "Run %(run_pk)s (%(run_name)s) is removed from the leaderboard and the paper; it is "
+            "kept under Removed runs."
+        )
+        % {"run_pk": run.pk, "run_name": run.name},
+    )
+    return _back(campaign, run)
+
+
+@require_POST
+@login_required
+def run_restore(request: HttpRequest, campaign_id: int, run_id: int) -> HttpResponse:
+    campaign, run = _run_of(request, campaign_id, run_id)
+    try:
+        restore_run(run)
+    except RunNameError as error:
+        messages.error(
+            request,
+            _("Run %(run_pk)s stays removed: %(error)s.") % {"run_pk": run.pk, "error": error},
+        )
+    else:
+        messages.success(
+            request,
+            _("Run %(run_pk)s (%(run_name)s) is back.") % {"run_pk": run.pk, "run_name": run.name},
+        )
+    return _back(campaign, run)
+
+
 urlpatterns = [
     path("<row_id:campaign_id>/evaluations/", campaign_evaluations, name="campaign_evaluations"),
+    path(
+        "<row_id:campaign_id>/evaluations/runs/<row_id:run_id>/name/",
+        run_rename,
+        name="evaluation_run_rename",
+    ),
+    path(
+        "<row_id:campaign_id>/evaluations/runs/<row_id:run_id>/remove/",
+        run_remove,
+        name="evaluation_run_remove",
+    ),
+    path(
+        "<row_id:campaign_id>/evaluations/runs/<row_id:run_id>/restore/",
+        run_restore,
+        name="evaluation_run_restore",
+    ),
 ]

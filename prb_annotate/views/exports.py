@@ -5,31 +5,33 @@ from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, HttpRequest, HttpResponseBase
 from django.shortcuts import render
 from django.urls import path
+from django.utils.translation import gettext_lazy as _
 
-from prb_annotate.access import managed_campaign_or_404
-from prb_annotate.exports.archive import export_zip
-from prb_annotate.exports.export import ExportWriteError
+from prb_annotate.exports.archive import chosen_export_zip, refusal_status
 from prb_annotate.exports.slices import ExportError
+from prb_annotate.security.access import managed_campaign_or_404
 
 
 class ExportForm(forms.Form):
     subset = forms.ChoiceField(
+        label=_("Subset"),
         choices=[
-            ("validated", "Validated pairs"),
-            ("excluded", "Excluded pairs (failed or still undecided)"),
-            ("all", "All pairs"),
+            ("validated", _("Validated pairs")),
+            ("excluded", _("Excluded pairs (failed or still undecided)")),
+            ("all", _("All pairs")),
         ],
         initial="validated",
     )
     format = forms.ChoiceField(
+        label=_("Format"),
         choices=[("jsonl", "JSON Lines"), ("parquet", "Parquet"), ("csv", "CSV")],
         initial="jsonl",
     )
     with_validation = forms.BooleanField(
         required=False,
         initial=True,
-        label="Add a validation object to each record",
-        help_text="Number of annotations, majority answers, quality medians, verdict, reasons.",
+        label=_("Add a validation object to each record"),
+        help_text=_("Number of annotations, majority answers, quality medians, verdict, reasons."),
     )
 
 
@@ -42,15 +44,9 @@ def campaign_export(request: HttpRequest, campaign_id: int) -> HttpResponseBase:
     failure, status = "", 200
     if form.is_valid():
         try:
-            archive, filename = export_zip(
-                campaign,
-                subset=form.cleaned_data["subset"],
-                fmt=form.cleaned_data["format"],
-                with_validation=form.cleaned_data["with_validation"],
-            )
+            archive, filename = chosen_export_zip(campaign, form.cleaned_data)
         except ExportError as error:
-            failure = str(error)
-            status = 503 if isinstance(error, ExportWriteError) else 409
+            failure, status = str(error), refusal_status(error)
         else:
             return FileResponse(
                 archive, as_attachment=True, filename=filename, content_type="application/zip"

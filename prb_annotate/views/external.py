@@ -11,21 +11,30 @@ from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
+from django.utils.translation import gettext_lazy as _
 
-from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.campaigns.external.importing import import_upload
 from prb_annotate.campaigns.external.mapping import MappingError
 from prb_annotate.datasets.importing import MAX_LISTED_PROBLEMS, ImportFailed, Problem
 from prb_annotate.exports.long_table import long_table_csv
+from prb_annotate.jobs import imports
+from prb_annotate.jobs.running import start_answers_import
+from prb_annotate.security.access import managed_campaign_or_404
+from prb_annotate.views.jobs import job_url
 
 
 class AnswerUploadForm(forms.Form):
     file = forms.FileField(
-        help_text="A tidy table (.csv, .jsonl, .parquet; our annotations export is one) or a "
-        "Label Studio JSON export (.json)."
+        label=_("File"),
+        help_text=_(
+            "A tidy table (.csv, .jsonl, .parquet; our annotations export is one) or a "
+            "Label Studio JSON export (.json)."
+        ),
     )
     mapping = forms.FileField(
-        required=False, help_text="JSON mapping of columns, values and Label Studio controls."
+        label=_("Mapping"),
+        required=False,
+        help_text=_("JSON mapping of columns, values and Label Studio controls."),
     )
 
 
@@ -37,6 +46,9 @@ def campaign_answers_import(request: HttpRequest, campaign_id: int) -> HttpRespo
     if request.method == "POST" and campaign.external and form.is_valid():
         upload, mapping_file = form.cleaned_data["file"], form.cleaned_data["mapping"]
         try:
+            if imports.in_background(upload.size):  # a large file: a worker imports it
+                job = start_answers_import(campaign, cast(User, request.user), upload, mapping_file)
+                return redirect(job_url(job))
             report = import_upload(campaign, upload, mapping_file, cast(User, request.user))
         except MappingError as error:
             problems = {"listed": [Problem(mapping_file.name, None, None, str(error))], "total": 1}

@@ -8,9 +8,9 @@ from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from prb_annotate.access import annotator_memberships, is_staff, managed_campaigns
 from prb_annotate.campaigns.progress import annotator_standing
 from prb_annotate.models import Campaign, Dataset
+from prb_annotate.security.access import annotator_memberships, is_staff, managed_campaigns
 
 
 @login_required

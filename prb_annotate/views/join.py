@@ -15,9 +15,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
 
-from prb_annotate.addresses import client_address
 from prb_annotate.campaigns.briefing import record_consent, time_estimate
-from prb_annotate.campaigns.join_limits import JoinRefused, WrongStudy, check_study
+from prb_annotate.campaigns.join_limits import (
+    JoinRefused,
+    StudyUnchecked,
+    check_listed,
+    check_study,
+)
 from prb_annotate.campaigns.joining import (
     PROLIFIC_PARAMS,
     RESUME_COOKIE_MAX_AGE,
@@ -36,8 +40,15 @@ from prb_annotate.campaigns.lifecycle import (
     InviteClosed,
     InviteNeedsLogin,
     join_by_invite,
+    open_link_campaign,
 )
+from prb_annotate.campaigns.places import NoPlacesLeft, places
+from prb_annotate.campaigns.prolific import completion_code
 from prb_annotate.models import Campaign, Membership, Participant
+from prb_annotate.security.addresses import client_network
+
+# When a join Prolific could not check may be tried again (the page says "a few minutes").
+RETRY_AFTER_S = 120
 
 
 def join(request: HttpRequest, token: str) -> HttpResponse:
@@ -48,7 +59,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     Joining is a POST so that a link opened by a crawler or a link preview changes nothing.
     """
     # A link turned off answers as one that never existed.
-    campaign = Campaign.objects.filter(invite_token=token, study_link_enabled=True).first()
+    campaign = open_link_campaign("study", token)
     if campaign is None:
         raise Http404("No such invite.")
     source = request.POST if request.method == "POST" else request.GET
@@ -74,8 +85,10 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     )
     try:
         joined = join_as_participant(
-            token, ids, resume_key=str(resume_key), address=client_address(request)
+            token, ids, resume_key=str(resume_key), address=client_network(request)
         )
+    except NoPlacesLeft:
+        return _no_places(request, campaign)
     except JoinRefused as error:
         return _refused(request, campaign, str(error), status=error.status)
     except (ResumeRefused, InvalidInvite) as error:
@@ -140,11 +153,18 @@ def _start_page(
     *,
     consent_missing: bool = False,
 ) -> HttpResponse:
-    if ids is not None and not _has_account(campaign, ids):
+    newcomer = ids is not None and not _has_account(campaign, ids)
+    if newcomer:
+        assert ids is not None
         try:
-            check_study(campaign, ids.study_id)  # said before the start button, not after
-        except WrongStudy as error:
+            # Said before consent and the start button, not after.
+            check_study(campaign, ids.study_id)
+            check_listed(campaign, ids.participant_id, client_network(request))
+        except JoinRefused as error:
             return _refused(request, campaign, str(error), status=error.status)
+    # Said before consent and the start button, never after practice or qualification.
+    if newcomer and campaign.status == Campaign.Status.ACTIVE and places(campaign).left < 1:
+        return _no_places(request, campaign)
     values = (ids.participant_id, ids.study_id, ids.session_id) if ids else ("", "", "")
     prolific = dict(zip(PROLIFIC_PARAMS, values, strict=True))
     context = {
@@ -160,11 +180,25 @@ def _start_page(
     )
 
 
+def _no_places(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """Every place is taken: the participant is sent on with the campaign's no-places URL (a
+    Prolific completion code for this case), or told to return the study."""
+    context = {
+        "campaign": campaign,
+        "no_places_url": campaign.no_places_url,
+        "no_places_code": completion_code(campaign.no_places_url),
+    }
+    return render(request, "prb_annotate/join_full.html", context, status=NoPlacesLeft.status)
+
+
 def _refused(
     request: HttpRequest, campaign: Campaign, message: str, *, status: int
 ) -> HttpResponse:
     context = {"campaign": campaign, "message": message}
-    return render(request, "prb_annotate/join_refused.html", context, status=status)
+    response = render(request, "prb_annotate/join_refused.html", context, status=status)
+    if status == StudyUnchecked.status:
+        response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
 
 
 def _keep_resume_key(

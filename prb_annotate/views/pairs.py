@@ -20,16 +20,11 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_POST
+from django.utils.translation import gettext as _
 
-from prb_annotate import textdiff
-from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.audit import decisions, explain, listing, rule
-from prb_annotate.audit.campaign_audit import campaign_verdicts
-from prb_annotate.audit.exclusions import left_out_annotators
-from prb_annotate.audit.frames import annotations_frame, items_frame, thresholds_for
+from prb_annotate.audit.campaign_audit import CampaignAudit, campaign_verdicts
 from prb_annotate.audit.listing import PairFilters
-from prb_annotate.forms import AdjudicationForm, PairFilterForm
 from prb_annotate.models import (
     Annotation,
     Assignment,
@@ -38,6 +33,9 @@ from prb_annotate.models import (
     ModelAnswer,
     PairScore,
 )
+from prb_annotate.security.access import managed_campaign_or_404, manager_action
+from prb_annotate.web import textdiff
+from prb_annotate.web.forms import AdjudicationForm, PairFilterForm
 
 PAIRS_PER_PAGE = 50
 QUEUE_SHOWN = 200
@@ -171,13 +169,13 @@ def annotation_rows(
 
 
 def _checks(
-    campaign: Campaign, item: CampaignItem, verdict: rule.PairVerdict, left_out: Collection[str]
+    audit: CampaignAudit, item: CampaignItem, verdict: rule.PairVerdict
 ) -> list[explain.Check]:
-    items = items_frame(campaign, lengths=False, pair_ids=[item.pair_id])
-    frame = annotations_frame(campaign, items, only_items=True)
-    counted = rule.counted_annotations(frame, items, left_out)
-    required = counted_required(campaign, item)
-    return explain.explain_pair(counted, required, thresholds_for(campaign), verdict)
+    """The pair's conditions, from the answers the audit counted (read once for the page)."""
+    counted = audit.counted
+    counted = counted[counted["pair_id"] == item.pair_id].reset_index(drop=True)
+    required = counted_required(audit.campaign, item)
+    return explain.explain_pair(counted, required, audit.thresholds, verdict)
 
 
 def counted_required(campaign: Campaign, item: CampaignItem) -> int:
@@ -231,9 +229,10 @@ def _render_pair(
     status: int = 200,
 ) -> HttpResponse:
     criteria = list(campaign.quality_criteria)
-    by_pair = campaign_verdicts(campaign)
+    audit = CampaignAudit(campaign, lengths=False)
+    by_pair = audit.verdicts
     verdict = by_pair.get(item.pair_id)
-    left_out = left_out_annotators(campaign)
+    left_out = audit.left_out
     history = decisions.history(item)
     rows = annotation_rows(item, criteria, left_out)
     counted = sum(row["counted"] for row in rows)
@@ -243,7 +242,7 @@ def _render_pair(
         "pair": item.pair,
         "criteria": criteria,
         "verdict": verdict,
-        "checks": _checks(campaign, item, verdict, left_out) if verdict else [],
+        "checks": _checks(audit, item, verdict) if verdict else [],
         "annotations": rows,
         # One count everywhere on the page: counted annotations against what the verdict needs.
         "counted": counted,
@@ -261,17 +260,17 @@ def _render_pair(
         "diff": answers_diff(item.pair.chosen, item.pair.rejected) if verdict else None,
         "reason_labels": rule.ADJUDICATION_REASON_LABELS,
         "rule_steps": rule.RULE_STEPS,
-        "thresholds": thresholds_for(campaign),
+        "thresholds": audit.thresholds,
         "query": _list_query(request),
         "neighbours": _neighbours(request, campaign, by_pair, item.pair_id),
     }
     return render(request, "prb_annotate/campaign_pair.html", context, status=status)
 
 
-@login_required
-@require_POST
-def campaign_pair_adjudicate(request: HttpRequest, campaign_id: int, pair_id: int) -> HttpResponse:
-    campaign = managed_campaign_or_404(request.user, campaign_id)
+@manager_action
+def campaign_pair_adjudicate(
+    request: HttpRequest, campaign: Campaign, pair_id: int
+) -> HttpResponse:
     item = get_object_or_404(
         CampaignItem.objects.select_related("pair"), campaign=campaign, pair_id=pair_id
     )
@@ -291,7 +290,11 @@ def campaign_pair_adjudicate(request: HttpRequest, campaign_id: int, pair_id: in
                 form.add_error(field if field in form.fields else None, problems)
     if not form.is_valid():
         return _render_pair(request, campaign, item, form, status=400)
-    messages.success(request, f"Pair {item.pair.external_id}: {data['decision']}.")
+    messages.success(
+        request,
+        _("Pair %(external_id)s: %(data_decision)s.")
+        % {"external_id": item.pair.external_id, "data_decision": data["decision"]},
+    )
     url = reverse("campaign_pair", args=[campaign.pk, item.pair_id])
     query = _list_query(request)
     return redirect(f"{url}?{query}" if query else url)

@@ -8,6 +8,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import SetPasswordForm
 from django.http import HttpResponse
 from django.urls import path, reverse_lazy
+from django.utils.translation import gettext as _
 
 
 class SetPasswordView(auth_views.PasswordResetConfirmView):
@@ -18,7 +19,7 @@ class SetPasswordView(auth_views.PasswordResetConfirmView):
 
     def form_valid(self, form: SetPasswordForm) -> HttpResponse:
         response = super().form_valid(form)
-        messages.success(self.request, "Your password is set: you are logged in.")
+        messages.success(self.request, _("Your password is set: you are logged in."))
         return response
 
 

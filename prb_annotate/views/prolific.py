@@ -1,5 +1,7 @@
 """Prolific's approval and bonus lists from the campaign dashboard: the page that shows both
-with the bonus rule, and the two CSV downloads (``campaigns/prolific.py`` makes them)."""
+with the bonus rule, and the two CSV downloads (``campaigns/prolific.py`` makes them); with
+``PROLIFIC_API_TOKEN`` set, buttons that send the decisions and pay the bonuses through
+Prolific's API and read back each submission's status (``campaigns/prolific_api.py``)."""
 
 from typing import Any
 
@@ -9,12 +11,14 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from prb_annotate.access import managed_campaign_or_404
-from prb_annotate.campaigns import prolific
+from prb_annotate.campaigns import prolific, prolific_api
 from prb_annotate.models import Campaign
-from prb_annotate.qualification_forms import BonusRuleForm
+from prb_annotate.security.access import managed_campaign_or_404
+from prb_annotate.web.forms import field_messages
+from prb_annotate.web.qualification_forms import BonusRuleForm
 
 
 @login_required
@@ -28,6 +32,13 @@ def campaign_prolific(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "bonuses": prolific.bonus_rows(campaign),
         "rule_text": rule.describe(campaign),
         "form": form,
+        "api": prolific_api.configured(),
+        "api_actions": [
+            ("decisions", "Approve and reject on Prolific"),
+            ("bonuses", "Pay the bonuses on Prolific"),
+            ("statuses", "Read statuses back"),
+        ],
+        "statuses": request.session.pop(f"prolific-statuses-{campaign.pk}", None),
     }
     return render(request, "prb_annotate/campaign_prolific.html", context)
 
@@ -38,18 +49,58 @@ def campaign_prolific_bonus_rule(request: HttpRequest, campaign_id: int) -> Http
     campaign = managed_campaign_or_404(request.user, campaign_id)
     form = BonusRuleForm(request.POST)
     if not form.is_valid():
-        for field, errors in form.errors.get_json_data().items():
-            texts = " ".join(error["message"] for error in errors)
-            messages.error(request, f"{form.fields[field].label}: {texts}")
+        for text in field_messages(form):
+            messages.error(request, text)
         return redirect("campaign_prolific", campaign.pk)
     try:
         rule = prolific.checked_bonus_rule(form.rule_data())
     except ValidationError as error:
         for field, problems in error.message_dict.items():
-            messages.error(request, f"{form.fields[field].label}: {' '.join(problems)}")
+            messages.error(
+                request,
+                _("%(field_label)s: %(join_problems)s")
+                % {"field_label": form.fields[field].label, "join_problems": " ".join(problems)},
+            )
     else:
         prolific.set_bonus_rule(campaign, rule)
-        messages.success(request, f"Bonus rule saved: {rule.describe(campaign)}.")
+        messages.success(
+            request,
+            _("Bonus rule saved: %(describe_campaign)s.")
+            % {"describe_campaign": rule.describe(campaign)},
+        )
+    return redirect("campaign_prolific", campaign.pk)
+
+
+@login_required
+@require_POST
+def campaign_prolific_send(request: HttpRequest, campaign_id: int, action: str) -> HttpResponse:
+    """``decisions``, ``bonuses`` or ``statuses`` through Prolific's API; the page says what
+    Prolific did, or why it could not."""
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    if not prolific_api.configured():
+        messages.error(request, _("Prolific's API is not configured: use the CSVs."))
+        return redirect("campaign_prolific", campaign.pk)
+    try:
+        if action == "decisions":
+            messages.success(request, prolific_api.send_decisions(campaign).statement)
+        elif action == "bonuses":
+            paid = prolific_api.pay_bonuses(campaign)
+            messages.success(
+                request, _("Bonuses paid on Prolific to %(paid)s participant(s).") % {"paid": paid}
+            )
+        elif action == "statuses":
+            statuses = prolific_api.read_back(campaign)
+            # Shown once, on the page the redirect lands on.
+            request.session[f"prolific-statuses-{campaign.pk}"] = sorted(statuses.items())
+            messages.success(
+                request,
+                _("Read %(len_statuses)s submission(s) back from Prolific.")
+                % {"len_statuses": len(statuses)},
+            )
+        else:
+            messages.error(request, _("Unknown action %(action)s.") % {"action": repr(action)})
+    except prolific_api.ProlificError as error:
+        messages.error(request, str(error))
     return redirect("campaign_prolific", campaign.pk)
 
 
@@ -73,6 +124,11 @@ def campaign_prolific_bonuses(request: HttpRequest, campaign_id: int) -> HttpRes
 
 
 urlpatterns = [
+    path(
+        "<row_id:campaign_id>/prolific/send/<str:action>/",
+        campaign_prolific_send,
+        name="campaign_prolific_send",
+    ),
     path("<row_id:campaign_id>/prolific/", campaign_prolific, name="campaign_prolific"),
     path(
         "<row_id:campaign_id>/prolific/bonus-rule/",

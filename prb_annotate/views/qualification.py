@@ -6,6 +6,7 @@ The rules are in ``campaigns/qualification/setup.py``; every view calls
 ``managed_campaign_or_404`` first.
 """
 
+from dataclasses import dataclass
 from typing import Any, cast
 
 from django.contrib import messages
@@ -16,12 +17,19 @@ from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
-from django.views.decorators.http import require_POST
+from django.utils.translation import gettext as _
 
-from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.campaigns.qualification import rules, setup
 from prb_annotate.models import Campaign, Pair, QualificationItem
-from prb_annotate.qualification_forms import AdmitForm, PassRuleForm, QualificationItemForm
+from prb_annotate.security.access import managed_campaign_or_404, manager_action
+from prb_annotate.web.forms import field_messages
+from prb_annotate.web.qualification_forms import (
+    DIFFERENTIATOR_CHOICES,
+    FIT_CHOICES,
+    AdmitForm,
+    PassRuleForm,
+    QualificationItemForm,
+)
 
 PHASES = QualificationItem.Phase
 
@@ -60,8 +68,8 @@ def _render(
     )
     context: dict[str, Any] = {
         "campaign": campaign,
-        "practice": phases[PHASES.PRACTICE],
-        "qualification": phases[PHASES.QUALIFICATION],
+        "practice": [_row(item) for item in phases[PHASES.PRACTICE]],
+        "qualification": [_row(item) for item in phases[PHASES.QUALIFICATION]],
         "rule_text": rule.describe(len(phases[PHASES.QUALIFICATION])),
         "rule_fixed": setup.qualification_answered(campaign),
         "rule_form": rule_form,
@@ -73,11 +81,35 @@ def _render(
     return render(request, "prb_annotate/campaign_qualification.html", context, status=status)
 
 
-@login_required
-@require_POST
-def campaign_qualification_item(request: HttpRequest, campaign_id: int) -> HttpResponse:
+@dataclass(frozen=True)
+class _ItemRow:
+    item: QualificationItem
+    expected: list[tuple[str, str]]  # (question's label, expected answer) in words
+    edit_form: QualificationItemForm
+
+
+def _row(item: QualificationItem) -> _ItemRow:
+    words = {"rubric_fit": dict(FIT_CHOICES), "differentiator": dict(DIFFERENTIATOR_CHOICES)}
+    expected = [
+        (rules.QUESTION_LABELS[question], str(words[question].get(answer, answer)))
+        for question, answer in item.expected_answers.items()
+    ]
+    return _ItemRow(item, expected, _edit_form(item))
+
+
+def _edit_form(item: QualificationItem) -> QualificationItemForm:
+    """The row's own form, filled with what the item is now: editing one field changes
+    nothing else."""
+    initial: dict[str, Any] = {"pair": item.pair.external_id, "phase": item.phase}
+    for question in rules.EXPECTABLE:
+        initial[f"expected_{question}"] = item.expected_answers.get(question, "")
+        initial[f"explanation_{question}"] = item.explanations.get(question, "")
+    return QualificationItemForm(initial=initial, auto_id=f"edit-{item.pk}-%s")
+
+
+@manager_action
+def campaign_qualification_item(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """Choose a pair (or change one already chosen)."""
-    campaign = managed_campaign_or_404(request.user, campaign_id)
     form = QualificationItemForm(request.POST)
     if not form.is_valid():
         return _render(request, campaign, form, status=400)
@@ -95,36 +127,39 @@ def campaign_qualification_item(request: HttpRequest, campaign_id: int) -> HttpR
             target = field if field in form.fields else None
             form.add_error(target, " ".join(texts))
         return _render(request, campaign, form, status=400)
-    messages.success(request, f"Pair {external_id} is a {item.phase} item.")
+    messages.success(
+        request,
+        _("Pair %(external_id)s is a %(item_phase)s item.")
+        % {"external_id": external_id, "item_phase": item.phase},
+    )
     return redirect("campaign_qualification", campaign.pk)
 
 
-@login_required
-@require_POST
+@manager_action
 def campaign_qualification_remove(
-    request: HttpRequest, campaign_id: int, pair_id: int
+    request: HttpRequest, campaign: Campaign, pair_id: int
 ) -> HttpResponse:
-    campaign = managed_campaign_or_404(request.user, campaign_id)
     pair = get_object_or_404(Pair, pk=pair_id, dataset_id=campaign.dataset_id)
     try:
         setup.remove_item(campaign, pair)
     except ValidationError as error:
         _field_messages(request, error)
     else:
-        messages.success(request, f"Pair {pair.external_id} is no longer used before the queue.")
+        messages.success(
+            request,
+            _("Pair %(external_id)s is no longer used before the queue.")
+            % {"external_id": pair.external_id},
+        )
     return redirect("campaign_qualification", campaign.pk)
 
 
-@login_required
-@require_POST
-def campaign_qualification_rule(request: HttpRequest, campaign_id: int) -> HttpResponse:
+@manager_action
+def campaign_qualification_rule(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """The pass rule and the screen-out URL."""
-    campaign = managed_campaign_or_404(request.user, campaign_id)
     form = PassRuleForm(request.POST)
     if not form.is_valid():
-        for field, errors in form.errors.get_json_data().items():
-            texts = " ".join(error["message"] for error in errors)
-            messages.error(request, f"{form.fields[field].label}: {texts}")
+        for text in field_messages(form):
+            messages.error(request, text)
         return redirect("campaign_qualification", campaign.pk)
     data = form.cleaned_data
     try:
@@ -137,19 +172,17 @@ def campaign_qualification_rule(request: HttpRequest, campaign_id: int) -> HttpR
     except ValidationError as error:
         _field_messages(request, error)
     else:
-        messages.success(request, "Pass rule and screen-out URL saved.")
+        messages.success(request, _("Pass rule and screen-out URL saved."))
     return redirect("campaign_qualification", campaign.pk)
 
 
-@login_required
-@require_POST
-def campaign_qualification_admit(request: HttpRequest, campaign_id: int) -> HttpResponse:
+@manager_action
+def campaign_qualification_admit(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """Let an annotator who failed in (from this page or the dashboard's table)."""
-    campaign = managed_campaign_or_404(request.user, campaign_id)
     form = AdmitForm(request.POST)
     back = request.POST.get("next") == "dashboard"
     if not form.is_valid():
-        messages.error(request, "Say why the annotator is let in.")
+        messages.error(request, _("Say why the annotator is let in."))
     else:
         annotator = get_object_or_404(User, pk=form.cleaned_data["annotator"])
         try:
@@ -157,7 +190,10 @@ def campaign_qualification_admit(request: HttpRequest, campaign_id: int) -> Http
         except ValidationError as error:
             _field_messages(request, error)
         else:
-            messages.success(request, f"{annotator.get_username()} may annotate now.")
+            messages.success(
+                request,
+                _("%(username)s may annotate now.") % {"username": annotator.get_username()},
+            )
     return redirect("campaign_detail" if back else "campaign_qualification", campaign.pk)
 
 

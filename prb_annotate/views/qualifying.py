@@ -17,14 +17,17 @@ from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from prb_annotate.access import annotator_membership_or_404
 from prb_annotate.campaigns.annotating import SubmitError
 from prb_annotate.campaigns.briefing import needs_consent
+from prb_annotate.campaigns.progress import annotator_standing
+from prb_annotate.campaigns.prolific import completion_code
 from prb_annotate.campaigns.qualification import flow, rules
 from prb_annotate.models import Campaign, QualificationItem, QualificationRecord
-from prb_annotate.question_layout import choice_questions, question_names, rating_questions
+from prb_annotate.security.access import annotator_membership_or_404
+from prb_annotate.web.question_layout import question_context
 
 Stage = flow.Stage
 
@@ -37,15 +40,24 @@ def _unavailable(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
 
 
-@login_required
-def qualification_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The member's current practice or qualification item, or where they go instead."""
+def _ready_member(request: HttpRequest, campaign_id: int) -> Campaign | HttpResponse:
+    """The member's campaign, or the page they see first: the campaign is not running, or
+    they have not accepted its consent text yet."""
     membership = annotator_membership_or_404(request.user, campaign_id)
     campaign = membership.campaign
     if not campaign.is_active:
         return _unavailable(request, campaign)
     if needs_consent(membership):
         return redirect("annotate_consent", campaign.pk)
+    return campaign
+
+
+@login_required
+def qualification_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The member's current practice or qualification item, or where they go instead."""
+    campaign = _ready_member(request, campaign_id)
+    if isinstance(campaign, HttpResponse):
+        return campaign
     step = flow.next_step(campaign, _user(request))
     if step.stage == Stage.SCREENED_OUT:
         return redirect("qualification_screened_out", campaign.pk)
@@ -57,12 +69,9 @@ def qualification_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def qualification_item(request: HttpRequest, campaign_id: int, item_id: int) -> HttpResponse:
     """A given item: a practice item to answer again, or the current qualification item."""
-    membership = annotator_membership_or_404(request.user, campaign_id)
-    campaign = membership.campaign
-    if not campaign.is_active:
-        return _unavailable(request, campaign)
-    if needs_consent(membership):
-        return redirect("annotate_consent", campaign.pk)
+    campaign = _ready_member(request, campaign_id)
+    if isinstance(campaign, HttpResponse):
+        return campaign
     task = flow.task_for(campaign, _user(request), item_id)
     if task is None:
         return redirect("qualification", campaign.pk)
@@ -127,6 +136,8 @@ def qualification_result(request: HttpRequest, campaign_id: int) -> HttpResponse
         if last["passed"]
         else flow.attempt_feedback(campaign, _user(request), last["attempt"]),
         "attempts_left": rules.ATTEMPTS - len(record.attempts),
+        # What the queue holds for them now: a pass with nothing left says so.
+        "standing": annotator_standing(campaign, _user(request)) if last["passed"] else None,
     }
     return render(request, "prb_annotate/qualification_result.html", context)
 
@@ -143,6 +154,7 @@ def qualification_screened_out(request: HttpRequest, campaign_id: int) -> HttpRe
         "campaign": membership.campaign,
         "record": record,
         "screen_out_url": flow.screen_out_url(membership),
+        "screen_out_code": completion_code(flow.screen_out_url(membership)),
         "participant": bool(membership.participant_id),
     }
     return render(request, "prb_annotate/qualification_screened_out.html", context)
@@ -159,23 +171,11 @@ def _render_task(
 ) -> HttpResponse:
     """The item on the annotation page's template, with the practice or qualification note."""
     errors = errors or {}
-    text_a, text_b = task.responses()
-    known = question_names(campaign)
     practice = task.phase == QualificationItem.Phase.PRACTICE
     context: dict[str, Any] = {
         "campaign": campaign,
         "pair": task.item.pair,
-        "responses": [("A", text_a), ("B", text_b)],
-        "ratings": [
-            ("A", rating_questions(campaign, "A", values, errors)),
-            ("B", rating_questions(campaign, "B", values, errors)),
-        ],
-        "choices": choice_questions(values, errors),
-        "comment": values.get("comment", ""),
-        "comment_error": errors.get("comment", ""),
-        "flagged": values.get("flagged", "") not in ("", "off", "false", "0"),
-        "error_count": len(errors),
-        "general_errors": [message for field, message in errors.items() if field not in known],
+        **question_context(campaign, task.responses(), values, errors),
         "client_token": uuid.uuid4().hex,
         "is_revision": False,
         "scale_low": 1,
@@ -186,7 +186,7 @@ def _render_task(
             "task": task,
             "practice": practice,
             "submit_url": reverse("qualification_submit", args=[campaign.pk, task.item.pk]),
-            "submit_label": "Submit and see the feedback" if practice else "Submit",
+            "submit_label": _("Submit and see the feedback") if practice else _("Submit"),
             "attempts": rules.ATTEMPTS,
         },
     }

@@ -11,29 +11,30 @@ left without enough answers and offers to reopen it. Access as for the dashboard
 from typing import cast
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path
-from django.views.decorators.http import require_POST
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
-from prb_annotate.access import managed_campaign_or_404
 from prb_annotate.audit.exclusions import (
     exclude_annotator,
     lift_exclusion,
     pairs_short_of_answers,
 )
 from prb_annotate.campaigns.editing import after_changes
+from prb_annotate.campaigns.join_limits import exclude_burst
 from prb_annotate.campaigns.lifecycle import CampaignSetupError, reopen_for_replacements
 from prb_annotate.campaigns.progress import campaign_progress
-from prb_annotate.forms import ExcludeAnnotatorForm, QualitySettingsForm
 from prb_annotate.models import Campaign
+from prb_annotate.security.access import manager_action
+from prb_annotate.web.forms import ExcludeAnnotatorForm, QualitySettingsForm, field_messages
 
 
 def _pairs(count: int) -> str:
-    return f"{count} pair{'s' if count != 1 else ''}"
+    return ngettext("%(count)d pair", "%(count)d pairs", count) % {"count": count}
 
 
 def _replacements_message(request: HttpRequest, campaign: Campaign) -> None:
@@ -45,26 +46,54 @@ def _replacements_message(request: HttpRequest, campaign: Campaign) -> None:
         if short:
             messages.warning(
                 request,
-                f"The audit changed: {_pairs(short)} now lack answers, so the audit cannot "
-                "validate them. The campaign is closed, so nobody is asked for replacements; "
-                "reopen it for replacements from the dashboard to have them annotated.",
+                _(
+                    "The audit changed: %(pairs_short)s now lack answers, so the audit "
+                    "cannot validate them. The campaign is closed, so nobody is asked for "
+                    "replacements; reopen it for replacements from the dashboard to have them "
+                    "annotated."
+                )
+                % {"pairs_short": _pairs(short)},
             )
     elif progress.replacement_slots_open:
         messages.info(
             request,
-            f"{progress.replacement_slots_open} replacement slot"
-            f"{'s are' if progress.replacement_slots_open != 1 else ' is'} open: other "
-            "annotators are offered those pairs.",
+            ngettext(
+                "%(count)d replacement slot is open: other annotators are offered its pair.",
+                "%(count)d replacement slots are open: other annotators are offered those pairs.",
+                progress.replacement_slots_open,
+            )
+            % {"count": progress.replacement_slots_open},
         )
 
 
-@login_required
-@require_POST
-def campaign_exclude(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = managed_campaign_or_404(request.user, campaign_id)
+@manager_action
+def campaign_exclude_burst(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """Every account one network made through the links, left out of the audit at once."""
+    network = str(request.POST.get("network", ""))
+    done = exclude_burst(campaign, network, by=_user(request))
+    if done:
+        messages.success(
+            request,
+            ngettext(
+                "%(count)d account from %(network)s left out of the audit.",
+                "%(count)d accounts from %(network)s left out of the audit.",
+                done,
+            )
+            % {"count": done, "network": network},
+        )
+        _replacements_message(request, campaign)
+    else:
+        messages.error(
+            request, _("No account from %(network)s was left to leave out.") % {"network": network}
+        )
+    return redirect("campaign_detail", campaign.pk)
+
+
+@manager_action
+def campaign_exclude(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     form = ExcludeAnnotatorForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Say why the annotator is left out.")
+        messages.error(request, _("Say why the annotator is left out."))
         return redirect("campaign_detail", campaign.pk)
     annotator = get_object_or_404(User, pk=form.cleaned_data["annotator"])
     try:
@@ -72,17 +101,18 @@ def campaign_exclude(request: HttpRequest, campaign_id: int) -> HttpResponse:
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        messages.success(request, f"{annotator.get_username()} is left out of the audit.")
+        messages.success(
+            request,
+            _("%(username)s is left out of the audit.") % {"username": annotator.get_username()},
+        )
         _replacements_message(request, campaign)
     return redirect("campaign_detail", campaign.pk)
 
 
-@login_required
-@require_POST
+@manager_action
 def campaign_lift_exclusion(
-    request: HttpRequest, campaign_id: int, annotator_id: int
+    request: HttpRequest, campaign: Campaign, annotator_id: int
 ) -> HttpResponse:
-    campaign = managed_campaign_or_404(request.user, campaign_id)
     annotator = get_object_or_404(User, pk=annotator_id)
     try:
         lift_exclusion(campaign, annotator, by=_user(request))
@@ -91,44 +121,45 @@ def campaign_lift_exclusion(
     else:
         messages.success(
             request,
-            f"{annotator.get_username()} is back in the audit; replacement slots nobody had "
-            "filled for their answers are withdrawn.",
+            _(
+                "%(username)s is back in the audit; replacement slots nobody had filled for their "
+                "answers are withdrawn."
+            )
+            % {"username": annotator.get_username()},
         )
     return redirect("campaign_detail", campaign.pk)
 
 
-@login_required
-@require_POST
-def campaign_quality_settings(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = managed_campaign_or_404(request.user, campaign_id)
+@manager_action
+def campaign_quality_settings(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     form = QualitySettingsForm(request.POST, instance=campaign)
     if not form.is_valid():
-        for field, errors in form.errors.get_json_data().items():
-            text = " ".join(error["message"] for error in errors)
-            messages.error(request, f"{form.fields[field].label}: {text}")
+        for text in field_messages(form):
+            messages.error(request, text)
         return redirect("campaign_detail", campaign.pk)
     changed = list(form.changed_data)
     form.save()
-    messages.success(request, "Quality-control settings saved.")
+    messages.success(request, _("Quality-control settings saved."))
     for note in after_changes(campaign, changed):
         messages.info(request, note)
     return redirect("campaign_detail", campaign.pk)
 
 
-@login_required
-@require_POST
-def campaign_reopen(request: HttpRequest, campaign_id: int) -> HttpResponse:
+@manager_action
+def campaign_reopen(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """Reopen a closed campaign whose exclusions left pairs without enough answers."""
-    campaign = managed_campaign_or_404(request.user, campaign_id)
     try:
         raised = reopen_for_replacements(campaign)
     except CampaignSetupError as error:
-        messages.error(request, f"Not reopened: {error}.")
+        messages.error(request, _("Not reopened: %(error)s.") % {"error": error})
     else:
         messages.success(
             request,
-            f"The campaign is active again: {_pairs(raised)} got replacement slots. Close it "
-            "again once they are answered.",
+            _(
+                "The campaign is active again: %(pairs_raised)s got replacement slots. "
+                "Close it again once they are answered."
+            )
+            % {"pairs_raised": _pairs(raised)},
         )
     return redirect("campaign_detail", campaign.pk)
 
@@ -139,6 +170,11 @@ def _user(request: HttpRequest) -> User:
 
 urlpatterns = [
     path("<row_id:campaign_id>/exclusions/", campaign_exclude, name="campaign_exclude"),
+    path(
+        "<row_id:campaign_id>/exclusions/burst/",
+        campaign_exclude_burst,
+        name="campaign_exclude_burst",
+    ),
     path("<row_id:campaign_id>/reopen/", campaign_reopen, name="campaign_reopen"),
     path(
         "<row_id:campaign_id>/exclusions/<row_id:annotator_id>/lift/",

@@ -1,6 +1,12 @@
 """The sign-up invite (``/signup/<token>/``): a form that makes an annotator account for one
 campaign, then logs the new annotator in on its first item. The rules are in
 ``prb_annotate.campaigns.signup``; the study link for Prolific participants is ``join.py``.
+
+A person choosing a name must be told it is taken, so the form cannot hide which names exist;
+it can make asking expensive. Each refusal of a taken name counts as a failed login of that
+name from the client's address (``security/logins.py``): past the address's limit
+(``LOGIN_FAILURES_PER_ADDRESS`` in ``LOGIN_LOCKOUT_MINUTES``) the form answers 429 and names
+nothing, so a script learns at most that many names per address and window.
 """
 
 from django.contrib.auth import login
@@ -8,13 +14,18 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
+from django.utils.translation import gettext_lazy
 
-from prb_annotate.addresses import client_address
 from prb_annotate.campaigns.join_limits import TooManyJoins
 from prb_annotate.campaigns.lifecycle import InvalidInvite, InviteClosed
+from prb_annotate.campaigns.places import NoPlacesLeft
 from prb_annotate.campaigns.signup import campaign_for_signup, sign_up
-from prb_annotate.forms import SignUpForm
 from prb_annotate.models import Campaign
+from prb_annotate.security.addresses import client_address, client_network
+from prb_annotate.security.logins import LoginLocked, begin_attempt
+from prb_annotate.web.forms import SignUpForm
+
+TAKEN = gettext_lazy("This username is taken.")
 
 
 def signup(request: HttpRequest, token: str) -> HttpResponse:
@@ -37,9 +48,9 @@ def signup(request: HttpRequest, token: str) -> HttpResponse:
                 token,
                 form.cleaned_data["username"],
                 form.cleaned_data["password1"],
-                address=client_address(request),
+                address=client_network(request),
             )
-        except TooManyJoins as error:
+        except (TooManyJoins, NoPlacesLeft) as error:
             form.add_error(None, str(error))
             status = error.status
         except ValidationError as error:
@@ -50,8 +61,24 @@ def signup(request: HttpRequest, token: str) -> HttpResponse:
         else:
             login(request, membership.user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect("annotate", campaign.pk)
+    if request.method == "POST":
+        status = _count_taken_name(request, form) or status
     context = {"campaign": campaign, "form": form, "token": token}
     return render(request, "prb_annotate/signup.html", context, status=status)
+
+
+def _count_taken_name(request: HttpRequest, form: SignUpForm) -> int | None:
+    """Count a refused taken name as a failed login from this address; 429 (the name's error
+    replaced by the lock's) once the address has too many."""
+    if str(TAKEN) not in form.errors.get("username", []):
+        return None
+    try:
+        begin_attempt(str(form.data.get("username", "")), client_address(request))
+    except LoginLocked as locked:
+        del form.errors["username"]
+        form.add_error(None, str(locked))
+        return 429
+    return None
 
 
 urlpatterns = [

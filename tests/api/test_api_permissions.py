@@ -28,6 +28,7 @@ from prb_annotate.models import (
     Assignment,
     Campaign,
     Dataset,
+    Job,
     Membership,
     Pair,
     QualificationItem,
@@ -51,6 +52,7 @@ class World:
     excluded: User  # an annotator of the campaign left out of its audit, who failed its
     # qualification
     practice_item: QualificationItem  # answered by the annotator of the campaign
+    job: Job  # a finished background job of the campaign, with its result file
 
     def url(self, template: str) -> str:
         return template.format(
@@ -61,6 +63,7 @@ class World:
             annotator_id=self.excluded.pk,
             link="signup",
             item_id=self.practice_item.pk,
+            job_id=self.job.pk,
         )
 
 
@@ -140,6 +143,19 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
         lambda w: {"text": "erin"},
         (403, 404, 404, 201),
     ),
+    # The excluded annotator has a password: no new set-password link, which says so with 400.
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/members/{annotator_id}/set-password-link/",
+        None,
+        (403, 404, 404, 400),
+    ),
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/members/{annotator_id}/remove/",
+        lambda w: {"answers": "keep"},
+        (403, 404, 404, 200),
+    ),
     ("POST", "/api/campaigns/{campaign_id}/links/{link}/rotate/", None, (403, 404, 404, 200)),
     # The campaign is active: nothing to reopen, which the manager is told with a 400.
     (
@@ -168,6 +184,18 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
     ),
     ("GET", "/api/campaigns/{campaign_id}/verdicts/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/leaderboard/", None, (403, 404, 404, 200)),
+    ("GET", "/api/campaigns/{campaign_id}/jobs/", None, (403, 404, 404, 200)),
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/jobs/",
+        lambda w: {"kind": "paper"},
+        (403, 404, 404, 202),
+    ),
+    ("GET", "/api/jobs/{job_id}/", None, (403, 404, 404, 200)),
+    ("DELETE", "/api/jobs/{job_id}/", None, (403, 404, 404, 204)),
+    # The job is over: cancelling it is refused.
+    ("POST", "/api/jobs/{job_id}/cancel/", None, (403, 404, 404, 400)),
+    ("GET", "/api/jobs/{job_id}/file/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/export/", None, (403, 404, 404, 200)),
     # The campaign has a queue, so the manager's file is refused (400), never written.
     ("POST", "/api/campaigns/{campaign_id}/answers/import/", answers_body, (403, 404, 404, 400)),
@@ -239,7 +267,7 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
 
 
 @pytest.fixture
-def world(db: None) -> World:
+def world(db: None, tmp_path: Path) -> World:
     # No passwords: hashing one takes a second; the clients log in with force_login / tokens.
     manager = User.objects.create(username="manager", is_staff=True)
     alice = User.objects.create(username="alice")
@@ -268,7 +296,13 @@ def world(db: None) -> World:
         membership=Membership.objects.get(campaign=campaign, user=dave), outcome="failed"
     )
     practice_item = practice_answered_by(campaign, alice)
-    return World(dataset, campaign, assignment, users, dave, practice_item)
+    result = tmp_path / "jobs" / "1" / "export.zip"
+    result.parent.mkdir(parents=True)
+    result.write_bytes(b"PK")
+    job = Job.objects.create(
+        campaign=campaign, kind="export", status=Job.Status.DONE, result_file=str(result)
+    )
+    return World(dataset, campaign, assignment, users, dave, practice_item, job)
 
 
 def practice_answered_by(campaign: Campaign, user: User) -> QualificationItem:

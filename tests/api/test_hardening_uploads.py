@@ -15,8 +15,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 
 from prb_annotate.datasets.importing import ImportFailed, import_path, import_upload
-from prb_annotate.jsondepth import MAX_JSON_DEPTH
 from prb_annotate.models import Dataset
+from prb_annotate.security.jsondepth import MAX_JSON_DEPTH
 
 LIMIT = 64 * 1024
 ROW = b'{"question": "Why?", "chosen": "Because.", "rejected": "Dunno."}\n'

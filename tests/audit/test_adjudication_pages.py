@@ -7,8 +7,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from prb_annotate import textdiff
 from prb_annotate.models import Adjudication
+from prb_annotate.web import textdiff
 from tests.support.audit import add_item, annotate_all, annotators, make_campaign
 
 REJECTED = {"fit": "rejected"}

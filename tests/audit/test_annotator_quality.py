@@ -222,7 +222,7 @@ def test_the_api_gives_the_agreement_test_when_most_annotators_agree_perfectly()
     table: list[dict[str, Any]] = [
         {"annotator": name, "agreement": agreeing / 20, "agreement_count": agreeing}
         | {"agreement_p_value": p, "agreement_p_holm": p_holm, "agreement_units": 20}
-        | {"gold_accuracy": None, "position_p_value": None}
+        | {"gold_accuracy": None, "position_p_value": None, "position_test_p_adjusted": None}
         | {"fast_share": None, "straight_lining_share": 1.0}
         for name, agreeing, (p, p_holm) in zip("abcd", (19, 20, 20, 20), tests, strict=True)
     ]

@@ -10,7 +10,9 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
+from prb_annotate.audit import ppi_designs
 from prb_annotate.audit.campaign_audit import campaign_audit
 from prb_annotate.campaigns.lifecycle import create_campaign
 from prb_annotate.campaigns.model_annotator import campaign_pairs
@@ -100,11 +102,12 @@ def test_the_page_the_reports_and_the_api_show_it(audited: Campaign, staff: Clie
     page = staff.get(reverse("campaign_audit", args=[audited.pk]) + "?resamples=0")
     html = page.content.decode()
     assert 'id="ppi-table"' in html
-    assert "simulated model annotator (accuracy 90%)" in html
+    assert "simulated judge (accuracy 90%)" in html
+    assert reverse("guide", args=["ppi"]) in html
     assert 'id="ppi-planning"' in html
     out = StringIO()
     call_command("audit", f"--campaign={audited.pk}", "--resamples=0", stdout=out)
-    assert "Prediction-powered estimate with simulated model annotator" in out.getvalue()
+    assert "Prediction-powered estimate with simulated judge" in out.getvalue()
     assert "(biased)" in out.getvalue()
     standalone = StringIO()
     call_command(
@@ -152,3 +155,53 @@ def test_the_planned_sample_preview_plans_with_a_model(prb: Dataset, staff: Clie
     )
     assert refused.status_code == 400
     assert "model_agreement" in refused.json()["errors"]
+
+
+def test_the_models_probabilities_give_the_recalibrated_estimate(
+    audited: Campaign, staff: Client
+) -> None:
+    """The simulated model keeps a probability beside each answer: the audit adds the estimate
+    on them, its method named and cited from the object, on the page, in the text and the API.
+    A model right on 90 % of the pairs and surer where it is right narrows the interval."""
+    simulate_model_annotator(audited, truth(audited.dataset), accuracy=0.9, seed=1)
+    section = campaign_audit(audited, resamples=0)["ppi"]
+    recalibrated = section["recalibrated"]
+    json.dumps(recalibrated, allow_nan=False)
+    method = ppi_designs.METHODS[recalibrated["method"]]
+    assert method is ppi_designs.RECALIBRATED_PPI
+    assert recalibrated["citations"] == method.citations
+    overall = recalibrated["overall"]
+    assert overall["sample_pairs"] == 40
+    humans = section["overall"]["humans_only"]
+    assert overall["estimate"]["half_width"] < humans["half_width"]
+    assert overall["estimate"]["ci_low"] <= 0.8 <= overall["estimate"]["ci_high"]
+    html = staff.get(reverse("campaign_audit", args=[audited.pk]) + "?resamples=0").content.decode()
+    assert 'id="ppi-recalibrated"' in html
+    assert escape(method.citations) in html
+    out = StringIO()
+    call_command("audit", f"--campaign={audited.pk}", "--resamples=0", stdout=out)
+    assert f"on the model's probabilities: {method.words} ({method.citations})" in out.getvalue()
+    api = staff.get(f"/api/campaigns/{audited.pk}/audit/?resamples=0").json()
+    assert api["ppi"]["recalibrated"]["method"] == method.key
+    # The plan's per-category target, each design's human pairs from this pilot.
+    planning = recalibrated["planning"]
+    assert planning["category_half_width"] == 0.15
+    assert {row["category"] for row in planning["per_category"]} == {
+        row["category"] for row in recalibrated["per_category"]
+    }
+    for row in planning["per_category"]:
+        assert row["active"] <= row["uniform"] <= row["humans_only"]
+    assert 'id="ppi-design-planning"' in html
+    assert "human pairs expected (per category at ±15.0 points" in out.getvalue()
+
+
+def test_a_model_with_probabilities_on_part_of_the_dataset_says_why_there_is_none(
+    audited: Campaign,
+) -> None:
+    sampled = set(audited.items.values_list("pair_id", flat=True))
+    some = [pair for pair in audited.dataset.pairs.order_by("pk") if pair.pk in sampled]
+    some += [pair for pair in audited.dataset.pairs.order_by("pk") if pair.pk not in sampled][:50]
+    simulate_model_annotator(audited, truth(audited.dataset), accuracy=0.9, seed=1, pairs=some)
+    recalibrated = campaign_audit(audited, resamples=0)["ppi"]["recalibrated"]
+    assert recalibrated["available"] is False
+    assert "cover" in recalibrated["reason"]

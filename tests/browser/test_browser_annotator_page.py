@@ -246,6 +246,9 @@ def test_it_does_what_each_listed_key_says_from_any_focus_state(
     campaign = active_campaign(dataset, annotator)
     earlier = submit_one(campaign, annotator, "earlier")
     page = open_page(browser, live_server, viewport, annotator.username, annotate_url(campaign))
+    # Each focus state below starts from the item's empty form: the script that saves drafts
+    # (restored when the item is opened again; test_browser_drafts.py) is left out here.
+    page.route("**/drafts.js", lambda route: route.fulfill(body="", content_type="text/javascript"))
     keys = listed_keys(page)
     assert len(keys) == len(set(keys)), keys
     assert set(keys) == LISTED

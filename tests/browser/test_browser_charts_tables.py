@@ -1,7 +1,8 @@
 """The managers' pages in a real Chromium at 1366 px: every audit chart readable in the dark and
 in the light (text against its background at least 4.5 : 1), every table inside its card (or
 scrolling inside it with its first column kept), and no record id broken over two lines
-(screenshots in tests/artifacts/)."""
+(screenshots in tests/artifacts/); and on a phone, a one-row top bar, charts drawn large enough
+to read (their card scrolls) and wide tables that keep their first column in view."""
 
 from typing import Any
 
@@ -177,4 +178,57 @@ def test_the_planned_sample_table_fits_at_1366_pixels(
     url = live_server.url + reverse("campaign_audit", args=[campaign.pk])
     check_page(page, url, "tables-planned-sample.png")
     assert page.locator("th", has_text="With undecided").first.is_visible()
+    page.close()
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+# On a phone: the top bar's height, tables wider than the box that scrolls them whose first
+# column does not stay in view, charts drawn so small that their 12-unit labels shrink below
+# 9 px, and whether the page itself scrolls sideways.
+PHONE_LAYOUT = """() => {
+  const scroller = el => {
+    for (let node = el.parentElement; node; node = node.parentElement) {
+      if (['auto', 'scroll'].includes(getComputedStyle(node).overflowX)) return node;
+    }
+    return document.scrollingElement;
+  };
+  const loose = [];
+  for (const table of document.querySelectorAll('main table')) {
+    if (!table.getClientRects().length) continue;
+    const box = scroller(table);
+    const first = table.querySelector('tr > :first-child');
+    if (table.getBoundingClientRect().width > box.clientWidth + 1 && first
+        && getComputedStyle(first).position !== 'sticky') loose.push(table.id || table.className);
+  }
+  const tiny = [...document.querySelectorAll('svg.chart')].filter(svg => {
+    const width = svg.getBoundingClientRect().width;
+    return width && 12 * width / svg.viewBox.baseVal.width < 9;
+  }).length;
+  return {
+    bar: Math.round(document.querySelector('.topbar').getBoundingClientRect().height),
+    loose, tiny,
+    sideways: document.documentElement.scrollWidth > window.innerWidth + 1,
+  };
+}"""
+
+
+def test_the_manager_pages_work_on_a_phone(
+    live_server: Any, browser: Any, audited: Campaign, manager: User
+) -> None:
+    run = scored(audited)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = browser.new_page(**PHONE)
+    log_in(page, live_server.url, manager.username)
+    for name, url in [
+        ("dashboard", reverse("campaign_detail", args=[audited.pk])),
+        ("audit", reverse("campaign_audit", args=[audited.pk])),
+        ("pairs", reverse("campaign_pairs", args=[audited.pk]) + f"?run={run.pk}"),
+        ("evaluations", reverse("campaign_evaluations", args=[audited.pk])),
+        ("campaigns", reverse("campaign_list")),
+    ]:
+        page.goto(live_server.url + url)
+        page.screenshot(path=str(ARTIFACTS / f"phone-{name}.png"))
+        layout = page.evaluate(PHONE_LAYOUT)
+        assert layout == {"bar": layout["bar"], "loose": [], "tiny": 0, "sideways": False}, name
+        assert layout["bar"] <= 64, (name, layout["bar"])
     page.close()

@@ -237,6 +237,12 @@ TARGETS_JS = """() => {
 VISIBLE_KEYS_JS = """() => [...document.querySelectorAll('.annotate-page kbd, .key-hint')]
   .filter(k => k.getClientRects().length > 0).map(k => k.textContent.trim())"""
 
+ANSWERED_AND_MOVED_ON_JS = """(count) => {
+  const active = document.querySelector('fieldset.is-active');
+  return document.querySelectorAll('input[type=radio]:checked').length === count
+    && !(active && active.querySelector('input[type=radio]:checked'));
+}"""
+
 
 def test_the_phone_has_touch_targets_no_key_hints_and_a_small_bar(
     live_server, browser, demo_dataset, annotator
@@ -255,10 +261,9 @@ def test_the_phone_has_touch_targets_no_key_hints_and_a_small_bar(
         assert page.evaluate(VISIBLE_KEYS_JS) == [], index
         if index < questions:
             page.click("fieldset.is-active .opt:last-child span")
-            page.wait_for_function(
-                f"() => document.querySelectorAll('input[type=radio]:checked').length === "
-                f"{index + 1}"
-            )
+            # The highlight moves on a tick after the radio is checked: wait for it, or the
+            # next click lands on the question just answered as the bar hides it.
+            page.wait_for_function(ANSWERED_AND_MOVED_ON_JS, arg=index + 1)
     page.screenshot(path=str(ARTIFACTS / "reading_390_touch_answered.png"))
     # Every answer at once: the targets stay large, the hints stay hidden.
     page.click("#panel-toggle")

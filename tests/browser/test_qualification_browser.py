@@ -10,7 +10,7 @@ from prb_annotate.campaigns.qualification.rules import position_for
 from prb_annotate.models import Annotation, Membership, QualificationItem, QualificationRecord
 from tests.browser import test_browser_annotate
 from tests.browser.test_browser_annotate import answer_with_keys, submit_with_keyboard
-from tests.support.browser import ARTIFACTS
+from tests.support.browser import ARTIFACTS, watch_for_problems
 from tests.support.qualification import screening_campaign
 
 pytestmark = test_browser_annotate.pytestmark
@@ -31,12 +31,7 @@ def test_it_walks_a_participant_through_practice_and_two_attempts(
     campaign = screening_campaign(dataset, practice=("p0000",))
     ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    problems: list[str] = []
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.on(
-        "console",
-        lambda message: problems.append(message.text) if message.type == "error" else None,
-    )
+    problems = watch_for_problems(page)
     study = f"?PROLIFIC_PID={PID}&STUDY_ID=s1&SESSION_ID=run1"
     page.goto(live_server.url + reverse("join", args=[campaign.invite_token]) + study)
     with page.expect_navigation():

@@ -20,6 +20,7 @@ from tests.campaigns.test_study_replacement_slots import settings_form
 from tests.conftest import PASSWORD
 from tests.support.campaigns import active_campaign, annotators
 from tests.support.pages import form_answers, reserve, submit_url
+from tests.support.qualification import screening_campaign
 
 CONSENT = "You take part of your own will."
 
@@ -51,6 +52,19 @@ def test_the_estimate_uses_the_campaigns_answers_once_there_are_enough(dataset: 
         assert client.post(submit_url(assignment), data).status_code == 302
     assert time_estimate(campaign) == TimeEstimate(90.0, 5, 10)
     assert time_estimate(campaign).total_minutes == 15
+
+
+def test_the_estimate_counts_the_practice_and_qualification_items(dataset: Dataset) -> None:
+    """Two practice and three qualification items before a quota of 4: nine items of two
+    minutes, 18 minutes, said as 20; the join page names the five items asked first."""
+    campaign = screening_campaign(dataset, name="screened first", quota_per_annotator=4)
+    estimate = time_estimate(campaign)
+    assert estimate == TimeEstimate(DEFAULT_SECONDS_PER_ITEM, 0, 4, 5)
+    assert estimate.total_minutes == 20
+    assert TimeEstimate(DEFAULT_SECONDS_PER_ITEM, 0, 4).total_minutes == 10
+    page = Client().get(join_url(campaign)).content.decode()
+    assert "about <strong>20 minutes</strong>" in page
+    assert "after <strong>5</strong> practice and qualification items" in page
 
 
 def join_url(campaign: Campaign, pid: str = "p1") -> str:

@@ -12,10 +12,10 @@ from django.http import Http404
 from django.test import Client
 from django.urls import reverse
 
-from prb_annotate.access import annotator_campaign_or_404, annotator_membership_or_404
 from prb_annotate.campaigns.joining import RESUME_COOKIE_PREFIX
 from prb_annotate.campaigns.lifecycle import CampaignSetupError, add_member
 from prb_annotate.models import Dataset, Membership, Participant
+from prb_annotate.security.access import annotator_campaign_or_404, annotator_membership_or_404
 from tests.conftest import PASSWORD
 from tests.support.pages import active_campaign, reserve
 

@@ -83,6 +83,20 @@ def test_it_stores_the_model_apart_and_leaves_the_human_figures_alone(campaign, 
     assert "rubric_fit      replies 8, parsed 0, unparsed 8" in output
 
 
+def test_it_keeps_the_models_probability_beside_its_answer(campaign, models):
+    """The model always begins with "preference": its probability among the differentiator's
+    choices is all but 1 and is stored beside each differentiator answer; its rubric-fit
+    replies begin with no letter, so they keep none."""
+    evaluate(campaign, models["preference"])
+    stored = ModelAnswer.objects.filter(run__campaign=campaign)
+    differentiator = list(
+        stored.filter(question="differentiator").values_list("probability", flat=True)
+    )
+    assert len(differentiator) == 8
+    assert all(value is not None and value > 0.999 for value in differentiator)
+    assert set(stored.filter(question="rubric_fit").values_list("probability", flat=True)) == {None}
+
+
 def test_it_asks_the_whole_dataset_when_told(campaign, models):
     """--whole-dataset: the dataset's 12 pairs, not only the campaign's 4; the comparison with
     the humans still reads the campaign's pairs alone."""

@@ -99,6 +99,8 @@ def test_it_sends_a_participant_who_fails_twice_to_the_screen_out_url(
     )
     assert f'content="3;url={SCREEN_OUT}"' in body
     assert re.search(rf'id="screen-out-link" href="{re.escape(SCREEN_OUT)}"', body)
+    # The code itself, for a browser that does not follow the link.
+    assert "<code>SCREENED</code>" in body
     assert 'id="completion-link"' not in body
 
     # Never a regular item again, by any way in.

@@ -146,7 +146,16 @@ def test_it_adds_annotators_from_the_dashboard_pasted_and_from_a_csv(
         in client.get(reverse("campaign_detail", args=[campaign.pk])).content.decode()
     )
     upload = SimpleUploadedFile("team.csv", b"username,email\nivy,ivy@example.org\n", "text/csv")
-    response = client.post(url, {"usernames": "jack", "csv_file": upload})
+    preview = client.post(url, {"usernames": "jack", "csv_file": upload})
+    assert preview.status_code == 200
+    # Shown first, nothing made: a typo would be seen before it became an account.
+    assert [(row.username, row.outcome) for row in preview.context["planned"]] == [
+        ("jack", "new"),
+        ("ivy", "new"),
+    ]
+    assert not User.objects.filter(username__in=["jack", "ivy"]).exists()
+    confirmed = {"usernames": preview.context["list_text"], "confirm": "yes"}
+    response = client.post(url, confirmed)
     assert response.status_code == 200
     assert response["Cache-Control"] == "no-store"
     html = response.content.decode()
@@ -175,10 +184,14 @@ def test_it_lets_a_manager_without_staff_rights_add_only_to_their_campaigns(
     other = active_campaign(dataset, name="someone else's")
     client = login(lead)
     mine = client.post(
-        reverse("campaign_add_annotators", args=[campaign.pk]), {"usernames": "liam"}
+        reverse("campaign_add_annotators", args=[campaign.pk]),
+        {"usernames": "liam", "confirm": "yes"},
     )
     assert mine.status_code == 200
-    theirs = client.post(reverse("campaign_add_annotators", args=[other.pk]), {"usernames": "mia"})
+    assert User.objects.filter(username="liam").exists()
+    theirs = client.post(
+        reverse("campaign_add_annotators", args=[other.pk]), {"usernames": "mia", "confirm": "yes"}
+    )
     assert theirs.status_code == 404
     assert not User.objects.filter(username="mia").exists()
     api = client.post(
@@ -243,3 +256,28 @@ def test_it_adds_annotators_from_the_shell_with_full_links(
     with pytest.raises(CommandError, match="no campaign"):
         call_command("add_annotators", "--campaign", "999999", "x", stdout=StringIO())
     assert User.objects.get(username="alice").check_password(PASSWORD)
+
+
+def test_the_preview_says_what_each_line_does_and_makes_nothing(
+    campaign: Campaign, annotator: User, manager: User, login
+) -> None:
+    """A pasted typo shows as a new account before any is made; an existing account is added,
+    a member is left as they are; confirming makes exactly what was shown."""
+    add_member(campaign, annotator)
+    make_user("bob")
+    client = login(manager)
+    url = reverse("campaign_add_annotators", args=[campaign.pk])
+    preview = client.post(url, {"usernames": "alice\nBob bob@example.org\nbo_b"})
+    html = preview.content.decode()
+    assert preview.status_code == 200
+    assert [(row.username, row.outcome) for row in preview.context["planned"]] == [
+        ("alice", "member"),
+        ("bob", "existing"),
+        ("bo_b", "new"),
+    ]
+    assert "1 new account</strong> will be made" in html
+    assert not User.objects.filter(username="bo_b").exists()
+    assert not Membership.objects.filter(campaign=campaign, user__username="bob").exists()
+    added = client.post(url, {"usernames": preview.context["list_text"], "confirm": "yes"})
+    assert [row.username for row in added.context["new_accounts"]] == ["bo_b"]
+    assert Membership.objects.filter(campaign=campaign, user__username="bob").exists()

@@ -158,6 +158,7 @@ def settings_form(campaign: Campaign) -> dict[str, str]:
         "annotations_per_pair": str(campaign.annotations_per_pair),
         "quota_per_annotator": str(campaign.quota_per_annotator or ""),
         "reservation_minutes": str(campaign.reservation_minutes),
+        "first_reservation_minutes": str(campaign.first_reservation_minutes),
         "completion_url": campaign.completion_url,
         "quality_threshold": str(campaign.quality_threshold),
         "majority_threshold": str(campaign.majority_threshold),

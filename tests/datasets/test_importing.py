@@ -15,12 +15,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from prb_annotate.datasets.importing import (
-    INSERTED_FIELDS,
-    ImportFailed,
-    import_path,
-    import_upload,
-)
+from prb_annotate.datasets.importing import ImportFailed, import_path, import_upload
+from prb_annotate.datasets.pair_writers import INSERTED_FIELDS
 from prb_annotate.datasets.records import canonical_json, pair_to_record, parse_record
 from prb_annotate.models import Dataset, Pair
 from tests.support.importing import ART, LIFE, counts, official, write_jsonl

@@ -279,7 +279,9 @@ def test_it_reports_missing_paths_and_unknown_formats(db, tmp_path) -> None:
     (tmp_path / "notes.txt").write_text("hello")
     with pytest.raises(ImportFailed, match=r"notes.txt: unsupported file type \(expected one of"):
         import_path(tmp_path / "notes.txt", "prb")
-    with pytest.raises(ImportFailed, match=r"no \.csv, \.json, \.jsonl, \.ndjson, \.parquet files"):
+    with pytest.raises(
+        ImportFailed, match=r"no \.arrow, \.csv, \.json, \.jsonl, \.ndjson, \.parquet files"
+    ):
         import_path(tmp_path, "prb")
     assert counts() == (0, 0)
 

@@ -62,3 +62,16 @@ def judge_babble_dir(models_dir) -> Path:
     """A causal LM that never names an answer."""
     tokenizer = tiny.make_tokenizer()
     return tiny.save(tiny.scripted_judge(tokenizer, "bake"), tokenizer, models_dir / "judge-babble")
+
+
+@pytest.fixture(scope="session")
+def causal_judge_dir(models_dir) -> Path:
+    """``make-tiny-model --causal``: replies in the benchmark's format, with a ``</think>``
+    block, always naming B."""
+    return tiny.write_causal(models_dir / "causal-judge")
+
+
+@pytest.fixture(scope="session")
+def causal_judge_plain_dir(models_dir) -> Path:
+    """The same reply without the ``<think>`` block: ``**Reasoning:** ... **Result:** B``."""
+    return tiny.write_causal(models_dir / "causal-judge-plain", think=False)

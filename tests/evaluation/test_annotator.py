@@ -1,14 +1,17 @@
 """A causal LM asked the annotation questions: the template file, reply parsing, both orders,
 and the accounting of replies that name no choice. Tiny scripted models built in the test."""
 
+import math
 from pathlib import Path
 
 import pytest
+import torch
 
 from evaluation.annotator import (
     DEFAULT_TEMPLATE,
     annotate_records,
     answer_summary,
+    choice_tokens,
     load_template,
     parse_answer,
 )
@@ -138,3 +141,44 @@ def test_it_never_shows_the_model_the_rubric_or_the_narrative(models_dir):
     read = {token for ids in seen for token in ids.flatten().tolist()}
     assert not read & canaries
     assert tokenizer.convert_tokens_to_ids(tiny.QUESTION_CANARY) in read
+
+
+def _leaning_judge_dir(models_dir: Path, lean_a: float, lean_b: float) -> Path:
+    """A causal LM whose first token is "A" or "B" with logits in the ratio given: the scripted
+    judge's one residual dimension, read by the output rows of both letters."""
+    folder = models_dir / f"annotator-lean-{lean_a}-{lean_b}"
+    if not folder.exists():
+        tokenizer = tiny.make_tokenizer()
+        tokenizer.add_tokens(["A", "B", "preference", "quality"])
+        model = tiny.scripted_judge(tokenizer, "A")
+        with torch.no_grad():
+            model.lm_head.weight[tokenizer.convert_tokens_to_ids("A"), 0] = lean_a
+            model.lm_head.weight[tokenizer.convert_tokens_to_ids("B"), 0] = lean_b
+        tiny.save(model, tokenizer, folder)
+    return folder
+
+
+def test_it_keeps_the_probability_of_the_chosen_answer_among_the_choices(models_dir):
+    """The residual stream's one dimension is 1 / sqrt(1/32 + eps) after the final norm, so the
+    first token's logits are 0.3 and 0.2 times that for A and B and 0 for every other token:
+    P(A) among the question's choice tokens is e^a / (e^a + e^b + the other choices' ones).
+    The chosen answer is A in one order and B in the other; the differentiator's replies
+    begin with no differentiator, so they keep no probability."""
+    loaded = load_judge(str(_leaning_judge_dir(models_dir, 0.3, 0.2)))
+    config = ScoreConfig(model="lean", judge=True, max_new_tokens=1)
+    answers = annotate_records(loaded, RECORDS, load_template(), config)
+    scale = 1 / math.sqrt(1 / 32 + loaded.model.config.rms_norm_eps)
+    others = sum(len(ids) for ids in choice_tokens(loaded.tokenizer)["rubric_fit"].values()) - 2
+    total = math.exp(0.3 * scale) + math.exp(0.2 * scale) + others
+    fit = {
+        (a.chosen_position, a.answer, a.probability) for a in answers if a.question == "rubric_fit"
+    }
+    assert {(position, answer) for position, answer, _ in fit} == {
+        ("A", "chosen"),
+        ("B", "rejected"),
+    }
+    chances = {position: probability for position, _, probability in fit}
+    assert chances["A"] == pytest.approx(math.exp(0.3 * scale) / total, rel=1e-4)
+    assert chances["B"] == pytest.approx(math.exp(0.2 * scale) / total, rel=1e-4)
+    assert {a.probability for a in answers if a.question == "differentiator"} == {None}
+    assert answers[0].as_dict()["probability"] == answers[0].probability

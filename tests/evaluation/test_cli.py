@@ -142,8 +142,8 @@ def test_it_counts_the_profile_posts_dropped_to_fit(split_file, reward_model_dir
 
 
 def test_it_scores_with_the_papers_settings(split_file, reward_model_dir, tmp_path, capsys):
-    """--paper-settings: question mode, 8,192 tokens whatever the model's limit, exact ties;
-    an option that contradicts it is an error."""
+    """--paper-settings: question mode, 8,192 tokens whatever the model's limit, exact ties,
+    the paper's reading of a head; an option that contradicts it is an error."""
     out = tmp_path / "paper"
     args = ["score", "--data", str(split_file), "--model", str(reward_model_dir)]
     assert main([*args, "--paper-settings", "--out", str(out), "--no-progress"]) == 0
@@ -152,16 +152,24 @@ def test_it_scores_with_the_papers_settings(split_file, reward_model_dir, tmp_pa
     assert summary["settings"]["mode"] == "question"
     assert summary["inputs"]["length_limit"] == 8192
     assert summary["inputs"]["length_limit_source"] == "--paper-settings"
+    assert summary["card"]["reward"] == "the single logit"
+    assert summary["accuracy_paper"] is None  # a classifier has no unparsed replies
     assert (
         "length limit: 8,192 tokens (--paper-settings; more than the model's 1,024 positions)"
     ) in capsys.readouterr().out
-    for option in (["--mode", "profile"], ["--max-length", "512"], ["--tie-tolerance", "0.1"]):
+    for option in (
+        ["--mode", "profile"],
+        ["--max-length", "512"],
+        ["--tie-tolerance", "0.1"],
+        ["--label-index", "0"],
+    ):
         code = main([*args, "--paper-settings", *option, "--out", str(tmp_path / "x")])
         error = capsys.readouterr().err
         assert code == 2
         assert error == (
-            "error: --paper-settings means question mode, a length limit of 8,192 tokens and "
-            f"exact ties: leave out {' '.join(option)}\n"
+            "error: --paper-settings means question mode, a length limit of 8,192 tokens, exact "
+            "ties and softmax(logits)[-1] for several labels: leave out "
+            f"{' '.join(option)}\n"
         )
 
 

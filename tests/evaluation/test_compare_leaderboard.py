@@ -43,9 +43,11 @@ def test_it_ranks_and_tests_the_worked_example_with_ties_as_wrong():
 
     Against strong, the discordant pairs: fan is right alone on p9 and wrong alone on p1-p5
     (1 / 5: p = 2 * 7 / 64 = 0.21875); weak is wrong alone on p3-p8 (0 / 6: p = 2 / 64); flat
-    wrong alone on p0-p8 (0 / 9: p = 2 / 512). Holm over the three: flat 3 * 2/512 = 0.0117,
-    weak 2 * 2/64 = 0.0625, fan 0.21875. So fan and weak are statistically tied with #1 at
-    0.05 (group 1), and flat is not (it leads group 2 alone)."""
+    wrong alone on p0-p8 (0 / 9: p = 2 / 512). The other pairs: fan against weak 4 / 2
+    (p = 2 * 22 / 64 = 0.6875), fan against flat 5 / 0 (2 / 32), weak against flat 3 / 0
+    (2 / 8). Holm over all six: flat 6 * 2/512 = 0.0234, weak 5 * 2/64 = 0.15625, fan-flat
+    4 * 0.0625 = 0.25, fan 3 * 0.21875 = 0.65625. So fan and weak are in #1's group at 0.05
+    (group 1), and flat is not (it leads group 2 alone)."""
     everything = board().subset("all")
     assert everything is not None
     assert [e.model for e in everything.entries] == ["strong", "fan", "weak", "flat"]
@@ -55,9 +57,9 @@ def test_it_ranks_and_tests_the_worked_example_with_ties_as_wrong():
     assert versus["fan"].p_value == pytest.approx(14 / 64)
     assert versus["weak"].p_value == pytest.approx(2 / 64)
     assert versus["flat"].p_value == pytest.approx(2 / 512)
-    assert versus["flat"].p_holm == pytest.approx(3 * 2 / 512)
-    assert versus["weak"].p_holm == pytest.approx(2 * 2 / 64)
-    assert versus["fan"].p_holm == pytest.approx(14 / 64)
+    assert versus["flat"].p_holm == pytest.approx(6 * 2 / 512)
+    assert versus["weak"].p_holm == pytest.approx(5 * 2 / 64)
+    assert versus["fan"].p_holm == pytest.approx(3 * 14 / 64)
     assert versus["weak"].difference == pytest.approx(0.3 - 0.9)
     assert versus["weak"].ci_low <= versus["weak"].difference <= versus["weak"].ci_high
     assert {e.model: e.group for e in everything.entries} == {

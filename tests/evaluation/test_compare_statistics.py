@@ -143,9 +143,10 @@ def test_it_computes_fishers_exact_test_from_the_hypergeometric():
     assert fisher_exact_p(3, 4, 1, 0) is None
 
 
-def test_it_forms_significance_groups_from_holm_adjusted_tests_against_each_leader():
-    """a leads; against it, Holm over three tests gives b 0.5 (tied), c 0.003 and d 0.0015
-    (both differ). c then leads group 2, and d is tied with it (0.3)."""
+def test_it_forms_significance_groups_from_holm_over_every_pair_of_models():
+    """Holm over all six tests: d 0.0005 * 6 = 0.003, c 0.0015 * 5 = 0.0075, the two 0.01s
+    * 4 and * 3 -> 0.04, c-d 0.3 * 2 = 0.6, b 0.5 -> 0.6. a leads with b (0.6); c and d are
+    apart from a; c leads group 2, and d is not told apart from it (0.6)."""
     p = {
         ("a", "b"): 0.5,
         ("a", "c"): 0.0015,
@@ -157,6 +158,9 @@ def test_it_forms_significance_groups_from_holm_adjusted_tests_against_each_lead
     assert significance_groups(["a", "b", "c", "d"], p) == {"a": 1, "b": 1, "c": 2, "d": 2}
     # With alpha 0.001 nothing is significant after Holm: one group.
     assert set(significance_groups(["a", "b", "c", "d"], p, alpha=0.001).values()) == {1}
+    # Holm over the tests against a alone gives c 0.0015 * 2 = 0.003, below 0.005; over all
+    # pairs c's adjusted p-value is 0.0075, so at 0.005 c stays in a's group.
+    assert significance_groups(["a", "b", "c", "d"], p, alpha=0.005)["c"] == 1
 
 
 def test_it_measures_rank_agreement_and_lists_the_swaps():

@@ -4,7 +4,8 @@ import pytest
 import torch
 
 from evaluation.config import ScoreConfig
-from evaluation.judge import chosen_positions, parse_verdict
+from evaluation.judge import parse_verdict
+from evaluation.judge_order import chosen_positions
 from evaluation.models import load_judge
 from evaluation.scoring import score_records
 from tests.support import tiny

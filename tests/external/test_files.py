@@ -30,6 +30,10 @@ CRITERIA = ["correctness", "relevance"]
 
 @pytest.fixture
 def external(dataset: Dataset, manager: User) -> Campaign:
+    return external_campaign(dataset, manager)
+
+
+def external_campaign(dataset: Dataset, manager: User) -> Campaign:
     return create_campaign(
         dataset,
         "collected elsewhere",

@@ -115,3 +115,35 @@ def test_the_demo_imports_the_finished_campaigns_export(db: None) -> None:
     }
     call_command("demo_setup", "--address", "127.0.0.1:8202", stdout=io.StringIO())
     assert Campaign.objects.filter(name=IMPORTED_CAMPAIGN).count() == 1
+
+
+def test_an_external_campaigns_dashboard_counts_its_imported_answers_and_has_no_links(
+    copy: Campaign,
+    exported: Path,
+    manager: User,
+    login: Callable[[User], Client],
+) -> None:
+    """The imported answers are counted on the dashboard with their annotators, and the study
+    link and sign-up invite answer as no link: an anonymous visitor never sees the file's name
+    and hash. The API says the links are off."""
+    from prb_annotate.campaigns.external.importing import import_answer_path
+    from prb_annotate.models import Annotation
+
+    report = import_answer_path(copy, exported / "annotations.jsonl", imported_by=manager)
+    assert report is not None
+    answers = Annotation.objects.filter(assignment__campaign=copy, is_current=True).count()
+    assert answers > 0
+    client = login(manager)
+    page = client.get(reverse("campaign_detail", args=[copy.pk])).content.decode()
+    assert f'<span class="value">{answers}</span><span class="label">answers submitted' in page
+    assert "No annotator yet" not in page
+    anonymous = Client()
+    for name, token in (("join", copy.invite_token), ("signup", copy.signup_token)):
+        refused = anonymous.get(reverse(name, args=[token]) + "?PROLIFIC_PID=x&STUDY_ID=y")
+        assert refused.status_code == 404, name
+        assert "sha256" not in refused.content.decode()
+    api = APIClient()
+    api.force_authenticate(manager)
+    described = api.get(f"/api/campaigns/{copy.pk}/").json()
+    assert described["study_link_enabled"] is False
+    assert described["signup_link_enabled"] is False

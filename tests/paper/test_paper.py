@@ -21,6 +21,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from prb_annotate.campaigns.lifecycle import create_campaign
+from prb_annotate.exports.pseudonyms import campaign_pseudonyms, pseudonymised
 from prb_annotate.models import Campaign
 from prb_annotate.paper import numbers as fmt
 from prb_annotate.paper import tables
@@ -83,6 +84,11 @@ def allowed_numbers(numbers: dict[str, Any]) -> set[str]:
     """Every way the rule may print a number of numbers.json (list lengths count too)."""
     found = {"0.001"}  # "<0.001"
     for key, value in leaves(numbers):
+        if isinstance(value, str):
+            # A sentence the data carries (an interval's reason, the groups' procedure) is
+            # printed as it is: its numbers are the data's too.
+            found.update(numbers_in(value))
+            continue
         if isinstance(value, bool) or not isinstance(value, int | float):
             continue
         if float(value).is_integer():
@@ -164,10 +170,18 @@ def test_the_pdf_prints_only_the_audits_numbers(simulated: Campaign, tmp_path: P
     audit = numbers["audit"]
     fit = {c["key"]: c for c in audit["agreement"][0]["coefficients"]}
     share = audit["validity"]["overall"]["validated_share"]
+    # An interval's bounds are printed only when it is reliable (docs/statistics.md: alpha's
+    # needs 60 pairs rated twice, or 100 rated three times).
+    bounds = [
+        fmt.real(c[side])
+        for c in (fit["alpha_nominal"], fit["ac1"])
+        if c["reliable"]
+        for side in ("ci_low", "ci_high")
+    ]
+    assert bounds
     expected = [
         fmt.real(fit["alpha_nominal"]["value"]),
-        fmt.real(fit["alpha_nominal"]["ci_low"]),
-        fmt.real(fit["ac1"]["ci_high"]),
+        *bounds,
         fmt.percent(share["share"]),
         fmt.percent(share["ci_low"]),
         fmt.percent(audit["bias"]["position"]["share_a"]["share"]),
@@ -202,7 +216,7 @@ def test_a_planned_sample_gets_its_dataset_estimate(db: None, tmp_path: Path) ->
         fmt.percent((200 * 12 / 21 + 100 * 10 / 19) / 300) in found["sample-estimate"].rows[-1][4]
     )
     assert "cochran1977" in (folder / "references.bib").read_text()
-    assert r"\citep{wilson1927,cochran1977}" in (folder / "methods.tex").read_text()
+    assert r"\citep{wilson1927,newcombe1998,cochran1977}" in (folder / "methods.tex").read_text()
     assert "mcnemar1947" not in (folder / "references.bib").read_text()
     printed, _ = printed_numbers(folder)
     assert fmt.percent(overall["share"]["share"]) in printed
@@ -220,7 +234,13 @@ def test_the_tables_have_their_n_and_the_leaderboards_groups(
         "verdicts",
         "reasons",
         "bias",
+        "label-agreement",
+        "differentiator",
+        "ratings",
+        "category-agreement",
+        "kappa",
         "leaderboard",
+        "annotators",
     ]
     for table in found.values():  # each table with its n: a column, or one per subset
         headings = [column.heading for column in table.columns]
@@ -236,10 +256,17 @@ def test_the_tables_have_their_n_and_the_leaderboards_groups(
         assert rf"\includegraphics[width=\linewidth]{{figures/{name}.pdf}}" in paper
         assert (folder / "figures" / f"{name}.svg").read_text().lstrip().startswith("<?xml")
     bib = (folder / "references.bib").read_text()
-    for key in ("krippendorff2011", "gwet2008", "wilson1927", "efron1979", "mcnemar1947"):
+    for key in ("krippendorff2011", "gwet2008", "wilson1927", "rubin1981", "mcnemar1947"):
         assert rf"\citep{{{key}" in (folder / "methods.tex").read_text() or key in bib
         assert f"{{{key}," in bib
     assert "cochran1977" not in bib  # no planned sample in this campaign
+    # The groups are worded from the procedure that formed them; the paper prints no difference
+    # to the best, so it names no interval for one.
+    # Read as Markdown shows it (names and "#1" are escaped in the source).
+    methods = re.sub(r"\\(.)", r"\1", (folder / "methods.md").read_text())
+    assert board["settings"]["grouping"]["words"] in " ".join(methods.split())
+    assert "{tango1998," not in bib
+    assert "efron1979" not in bib  # no percentile bootstrap printed
 
 
 def test_markdown_says_what_latex_says(simulated: Campaign, tmp_path: Path) -> None:
@@ -251,6 +278,7 @@ def test_markdown_says_what_latex_says(simulated: Campaign, tmp_path: Path) -> N
     md_methods = re.sub(r" ?\([A-Z][^()]*, \d{4}\)", "", (markdown / "methods.md").read_text())
     assert numbers_in(tex_methods.replace("$-$", "-")) == numbers_in(md_methods)
     tex_tables = (latex / "tables.tex").read_text().replace("$-$", "-").replace("$<$", "<")
+    tex_tables = re.sub(r"\\setlength\{\\tabcolsep\}\{[^}]*\}", "", tex_tables)  # layout only
     md = (markdown / "paper.md").read_text().split("**Table:", 1)[1].split("## Figures")[0]
     assert numbers_in(tex_tables) == numbers_in("**Table:" + md.replace("&lt;", "<"))
 
@@ -268,7 +296,7 @@ def test_without_a_folder_it_prints_the_tables_and_the_paragraph(simulated: Camp
         stdout=out,
     )
     printed = out.getvalue()
-    assert printed.count(r"\toprule") == 6
+    assert printed.count(r"\toprule") == 12
     assert r"Krippendorff's alpha~\citep{krippendorff2011}" in printed
     out = StringIO()
     call_command(
@@ -300,8 +328,8 @@ def test_a_correlations_file_becomes_a_table(simulated: Campaign, tmp_path: Path
     path.write_text(json.dumps({"bon": {"models": ["a"], "correlations": [row]}}))
     folder = write_paper(simulated, tmp_path / "paper", "latex", "--correlations", str(path))
     assert (
-        r"bon & spearman & 5 & 0.700 [$-$0.350, 0.970] & 0.188 \\"
-        in (folder / "tables.tex").read_text()
+        r"bon & spearman & 5 & \begin{tabular}[t]{@{}r@{}}0.700\\{\scriptsize [$-$0.350, "
+        r"0.970]}\end{tabular} & 0.188 \\" in (folder / "tables.tex").read_text()
     )
     del row["ci_high"]
     path.write_text(json.dumps({"bon": {"correlations": [row]}}))
@@ -328,9 +356,20 @@ def test_the_audit_page_links_the_zip_and_the_api_gives_it(simulated: Campaign, 
         assert f"{folder}/{name}" in names
     assert f"{folder}/figures/bias.svg" in names
     assert f"{folder}/figures/bias.pdf" in names
+    if shutil.which("pdflatex") is None:
+        assert f"{folder}/preview.pdf" not in names
+    else:  # the first page of paper.tex, one page whatever the paper's length
+        preview = archive.read(f"{folder}/preview.pdf")
+        assert preview.startswith(b"%PDF")
+        if shutil.which("pdfinfo"):
+            info = subprocess.run(
+                ["pdfinfo", "-"], input=preview, capture_output=True, check=True
+            ).stdout.decode()
+            assert re.search(r"^Pages:\s+1$", info, re.MULTILINE), info
     numbers = json.loads(archive.read(f"{folder}/numbers.json"))
     audit_json = client.get(reverse("campaign_audit_json", args=[simulated.pk])).json()
-    assert numbers["audit"] == audit_json
+    # The manager's audit names accounts; the shared file names them as the export does.
+    assert numbers["audit"] == pseudonymised(audit_json, campaign_pseudonyms(simulated))
 
     api = reverse("api_campaign_audit_paper", args=[simulated.pk])
     token = Token.objects.create(user=manager).key
@@ -367,6 +406,12 @@ def test_a_model_annotator_on_the_whole_dataset_gets_its_prediction_powered_tabl
     assert "Prediction-Powered Inference" in (folder / "references.bib").read_text()
     printed, _ = printed_numbers(folder)
     assert fmt.percent(overall["ppi"]["share"]) in printed
+    # The simulated model keeps probabilities: the estimate on them, named and cited.
+    recalibrated = numbers["audit"]["ppi"]["recalibrated"]["overall"]["estimate"]
+    assert recalibrated["method"] == "recalibrated_ppi_wilson_cc"
+    assert r"\citep{angelopoulos2024,ji2025,platt1999}" in methods
+    assert fmt.percent(recalibrated["share"]) in printed
+    assert "Predictions as Surrogates" in (folder / "references.bib").read_text()
 
 
 def test_without_a_model_annotator_there_is_no_prediction_powered_table(

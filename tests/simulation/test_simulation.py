@@ -11,9 +11,15 @@ import pytest
 from django.core.management import call_command
 
 from prb_annotate.audit.campaign_audit import campaign_audit, campaign_verdicts
+from prb_annotate.audit.exclusions import campaign_quality
 from prb_annotate.campaigns.annotating import Answers
 from prb_annotate.campaigns.leaderboard import campaign_leaderboard
-from prb_annotate.management.commands.demo_setup import BASELINES
+from prb_annotate.management.commands.demo_setup import (
+    BASELINES,
+    DEMO_GUIDELINES,
+    DEMO_PAY,
+    KOREAN_CAMPAIGN,
+)
 from prb_annotate.models import (
     Annotation,
     Assignment,
@@ -128,6 +134,9 @@ def test_it_finishes_the_demo_campaign_as_the_behaviours_predict(demo_dataset, m
     assert report["excluded_annotators"] == ["simulated-fails-gold"]
     by_name = {row["annotator"]: row for row in report["annotators"]}
     assert by_name["simulated-favours-left"]["position_p_value"] < 0.05
+    # The dashboard marks what the README says the demo shows.
+    marked = {row["annotator"]: row["outliers"] for row in campaign_quality(campaign)}
+    assert "position_bias" in marked["simulated-favours-left"]
     assert by_name["simulated-too-fast"]["median_time_ms"] < 10_000
     assert by_name["simulated-careful-1"]["gold_accuracy"] == 1.0
 
@@ -141,16 +150,20 @@ def test_it_finishes_the_demo_campaign_as_the_behaviours_predict(demo_dataset, m
 
 
 def test_it_sets_up_the_demo_once_with_an_evaluation(db):
-    """demo_setup twice: the same three campaigns, one run of each built-in baseline with accuracy
-    on validated and excluded pairs, a leaderboard whose models fall in more than one
-    significance group, with the validated-against-excluded test, and the links it prints point
-    at the address given."""
+    """demo_setup twice: the same five campaigns (the Korean one among them), one run of each
+    built-in baseline with accuracy on validated and excluded pairs, a leaderboard whose models
+    fall in more than one significance group, with the validated-against-excluded test, and the
+    links it prints point at the address given."""
     out = StringIO()
     call_command("demo_setup", "--address", "127.0.0.1:8201", stdout=out)
     simulated = Campaign.objects.get(name=SIMULATED_CAMPAIGN)
     first = answers_of(simulated)
     call_command("demo_setup", "--address", "127.0.0.1:8201", stdout=StringIO())
-    assert Campaign.objects.count() == 4
+    assert Campaign.objects.count() == 5
+    korean = Campaign.objects.get(name=KOREAN_CAMPAIGN)
+    assert (korean.language, korean.status) == ("ko", "active")
+    assert korean.guidelines.startswith("## 응답 쌍을 평가하는 방법")
+    assert korean.translations["en"]["guidelines"] == DEMO_GUIDELINES
     assert answers_of(simulated) == first
     runs = EvaluationRun.objects.filter(campaign=simulated)
     assert sorted(run.model_name for run in runs) == sorted(BASELINES)
@@ -168,15 +181,19 @@ def test_it_sets_up_the_demo_once_with_an_evaluation(db):
     assert "http://127.0.0.1:8201/" in printed
     assert ":8000" not in printed
     assert f"Campaign #{simulated.pk}" in printed
-    assert f"manage.py audit --campaign {simulated.pk} --format latex --out paper/" in printed
+    assert f"manage.py audit --campaign {simulated.pk} --format latex --out out/paper/" in printed
     # Every link printed is a full URL on the address given.
     links = re.findall(r"\S*/(?:join|signup|completed)/\S*", printed)
-    assert len(links) == 3
+    assert len(links) == 4
+    assert f"/join/{korean.invite_token}/?" in printed
     assert all(link.startswith("http://127.0.0.1:8201/") for link in links), links
     planned = Campaign.objects.get(name=PLANNED_CAMPAIGN)
     assert f"Campaign #{planned.pk}" in printed
-    demo = Campaign.objects.exclude(pk__in=[simulated.pk, planned.pk]).get(external=False)
+    others = [simulated.pk, planned.pk, korean.pk]
+    demo = Campaign.objects.exclude(pk__in=others).get(external=False)
     assert demo.quota_per_annotator == 5
+    # The demo study states its pay (settings page, Joining), as a paper should.
+    assert (demo.pay_amount, demo.pay_currency, demo.pay_per) == tuple(DEMO_PAY.values())
     # The counts the README gives, as the dashboards count them.
     readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
     gold = simulated.items.filter(kind=CampaignItem.Kind.GOLD).count()
@@ -203,3 +220,8 @@ def test_the_planned_demo_campaign_shows_the_prediction_powered_estimate(demo_da
     assert overall["agreement"] > MODEL_ACCURACY - 0.25
     assert overall["ppi"]["share"] is not None
     assert overall["ppi"]["half_width"] <= overall["humans_only"]["half_width"]
+    # The simulated model keeps a confidence: the estimate on its probabilities is shown too.
+    recalibrated = section["recalibrated"]
+    assert recalibrated["available"] is True
+    assert recalibrated["overall"]["sample_pairs"] == overall["sample_pairs"]
+    assert recalibrated["overall"]["estimate"]["share"] is not None

@@ -34,3 +34,15 @@ def shown_assignment_id(page) -> int:
     action = page.get_attribute("#annotation-form", "action")
     assert action is not None
     return int(action.rstrip("/").split("/")[-2])
+
+
+def watch_for_problems(page) -> list[str]:
+    """The page's script errors and console errors (a refused inline script among them), as
+    they happen: a test asserts the list stays empty."""
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on(
+        "console",
+        lambda message: problems.append(message.text) if message.type == "error" else None,
+    )
+    return problems

@@ -179,3 +179,13 @@ def records(count: int, *, seed: int = 0, posts: int = 4) -> list[dict]:
             }
         )
     return rows
+
+
+def write_causal(folder, *, think: bool = True):
+    """A scripted causal LM (``evaluation.tiny``) saved to ``folder``: it replies in the
+    benchmark's reasoning-first format, naming B, with or without a ``</think>`` block."""
+    reply = tiny.SCRIPTED_REPLY if think else tiny.SCRIPTED_REPLY[3:]
+    tokenizer = tiny.make_tokenizer(
+        extra_text=[" ".join(tiny.SCRIPTED_REPLY), CANARIES], pieces=tiny.REPLY_PIECES
+    )
+    return save(tiny.scripted_causal_model(tokenizer, reply), tokenizer, folder)

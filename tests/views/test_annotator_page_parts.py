@@ -7,8 +7,8 @@ from html.parser import HTMLParser
 from django.urls import reverse
 
 from prb_annotate.models import Campaign, Pair
-from prb_annotate.question_layout import PAGE_KEYS, answer_keys, choice_questions
-from prb_annotate.rendering import render_markdown
+from prb_annotate.web.question_layout import PAGE_KEYS, answer_keys, choice_questions
+from prb_annotate.web.rendering import render_markdown
 from tests.support.pages import active_campaign
 
 

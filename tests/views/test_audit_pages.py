@@ -9,7 +9,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils.html import escape
 
+from prb_annotate.audit import intervals
 from prb_annotate.audit import report as audit_report
+from prb_annotate.audit.campaign_audit import campaign_audit
 from prb_annotate.models import CampaignItem, Membership
 from tests.support.audit import add_item, annotate, annotate_all, annotators, make_campaign
 
@@ -160,8 +162,8 @@ def test_it_asks_for_an_extra_annotator_from_the_page(campaign, manager, annotat
 def test_it_marks_every_interval_of_a_small_audit_unreliable_with_its_reason(
     campaign, manager, login
 ):
-    """Six pairs rated twice: below the 30 pairs under which the intervals' coverage was not met
-    (docs/statistics.md). The JSON says so with the method and the reason; the page and the
+    """Six pairs rated twice: below the 20 pairs under which the intervals' coverage was not
+    measured (docs/statistics.md). The JSON says so with the method and the reason; the page and the
     text show "unreliable: <reason>" and no interval bounds for those coefficients."""
     client = login(manager)
     data = client.get(f"/campaigns/{campaign.pk}/audit.json").json()
@@ -169,7 +171,8 @@ def test_it_marks_every_interval_of_a_small_audit_unreliable_with_its_reason(
     ac1 = next(c for c in rubric["coefficients"] if c["key"] == "ac1")
     assert ac1["method"] == "bayesian_prior"
     assert ac1["reliable"] is False
-    assert ac1["reason"].startswith("fewer than 30 pairs (n = 6 pairs rated twice, prevalence ")
+    assert ac1["reason"].startswith("too few pairs rated twice to trust the interval: ")
+    assert "of the 6 pairs rated twice or more hold a disagreement" in ac1["reason"]
     html = client.get(page_url(campaign)).content.decode()
     text = audit_report.render_text(data)
     for shown in (html, text):
@@ -184,3 +187,20 @@ def test_it_marks_every_interval_of_a_small_audit_unreliable_with_its_reason(
     assert rubric["paradox"].startswith("Alpha (0.07) and AC1 (0.53) disagree because one answer")
     assert escape(rubric["paradox"]) in html
     assert f"rubric_fit: {rubric['paradox']}" in text
+
+
+def test_an_audit_with_no_reason_draws_no_empty_chart_and_names_its_method(dataset, manager, login):
+    """Every pair validated: the Reasons section says so in words instead of an empty chart;
+    the agreement chart's title and the settings line name the method the coefficients hold."""
+    campaign = make_campaign(dataset, seed=11)
+    raters = annotators(3)
+    for pair in list(dataset.pairs.order_by("external_id"))[:4]:
+        annotate_all(add_item(campaign, pair), raters, [GOOD, GOOD, GOOD])
+    html = login(manager).get(page_url(campaign)).content.decode()
+    assert 'id="no-reasons"' in html
+    assert "Pairs per reason" not in html
+    report = campaign_audit(campaign)
+    methods = audit_report.agreement_methods(report)
+    assert methods == ["bayesian_prior"]
+    assert escape(intervals.SHORT_NAMES["bayesian_prior"]) in html
+    assert escape(intervals.METHOD_PHRASES["bayesian_prior"]) in html

@@ -64,11 +64,14 @@ def test_it_shows_the_leaderboard_with_subset_tabs_and_groups(campaign, manager,
         "builtin:length",
     ]
     # Profile overlap is right on nine pairs length gets wrong: p = 2 / 2^9, Holm-adjusted
-    # twice that at most: length is not tied with #1 and sits in a group of its own.
+    # over the three pairs of models three times that at most: length is not in #1's group.
     length = rows[2]
     assert 'data-group="1"' not in length
     assert '<td class="num lb-p">0.004</td>' in length
     assert "best of this subset" in rows[0]
+    # The groups are worded as tested, and #2's power line says what its pairs can show.
+    assert "Holm-adjusted over all 3 pairs of the 3 models" in html.split('id="grouping-words"')[1]
+    assert "discordant pair(s) of" in html.split('id="power-line"')[1].split("</p>")[0]
     assert 'id="validated-vs-excluded"' in html
     assert 'id="kendall-tau"' in html
     assert html.count('class="card run"') == 3  # each run's own card, below the leaderboard
@@ -108,8 +111,9 @@ def test_it_compares_runs_over_other_pairs_on_the_pairs_they_share(campaign, man
     every = list(EvaluationRun.objects.values_list("pk", flat=True))
     html = page(login(manager), campaign, run=every)
     assert "compared on the 4 pairs every run scored" in html
-    # The model of two runs is named with each run's number.
-    assert f'data-model="builtin:length #{excluded_only.pk}"' in html
+    # The second run of a model is named apart, in words that do not read as a rank.
+    assert excluded_only.name == "builtin:length (run 2)"
+    assert 'data-model="builtin:length (run 2)"' in html
 
 
 def test_it_serves_the_same_json_from_the_api(campaign, manager, login):

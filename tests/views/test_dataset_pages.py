@@ -50,7 +50,7 @@ def test_it_searches_and_filters_pairs(dataset: Dataset, manager, login) -> None
     art = [p.external_id for p in client.get(url, {"category": "Art"}).context["page"]]
     assert art == ["p0004"]
     for nul in ({"q": "rain\x00y"}, {"category": "A\x00rt"}):
-        # Refused before the view (prb_annotate/request_limits.py), on both databases alike.
+        # Refused before the view (security/request_limits.py), on both databases alike.
         page = client.get(url, nul)
         assert page.status_code == 400
         assert b"NUL" in page.content

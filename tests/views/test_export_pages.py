@@ -47,12 +47,14 @@ def test_it_downloads_the_export_as_a_zip(campaign: Campaign) -> None:
     assert "attachment" in response["Content-Disposition"]
     archive = zipfile.ZipFile(io.BytesIO(response.getvalue()))
     names = archive.namelist()
-    # The export folder's own layout, with no top-level folder: extractall("export") gives
-    # what export_split --out export/ writes.
-    assert "manifest.json" in names
-    assert "Lifestyle_and_Personal_Development/test.csv" in names
-    assert f"export-{campaign.pk}-excluded-csv.zip" in response["Content-Disposition"]
-    manifest = json.loads(archive.read("manifest.json"))
+    # One top-level folder named as the zip: unzipping it spills nothing around it, and the
+    # folder holds what export_split --out writes.
+    root = f"export-{campaign.pk}-excluded-csv"
+    assert {name.split("/")[0] for name in names} == {root}
+    assert f"{root}/manifest.json" in names
+    assert f"{root}/Lifestyle_and_Personal_Development/test.csv" in names
+    assert f"{root}.zip" in response["Content-Disposition"]
+    manifest = json.loads(archive.read(f"{root}/manifest.json"))
     assert manifest["subset"] == "excluded"
     assert manifest["with_validation"] is True
     assert manifest["counts"]["exported_pairs"] == 4

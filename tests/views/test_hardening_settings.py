@@ -36,6 +36,18 @@ def start(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+def run_refused(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``python COMMAND...`` from the repository root with only ``env`` and a free port."""
+    return subprocess.run(
+        [sys.executable, *command, *(["-b", "127.0.0.1:0"] if "gunicorn" in command else [])],
+        cwd=ROOT,
+        env={"PATH": os.environ["PATH"], "DJANGO_SETTINGS_MODULE": "prb_annotate.settings", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_a_server_on_its_own_database_refuses_to_start_without_a_secret_key(
     tmp_path: Path,
 ) -> None:
@@ -44,6 +56,16 @@ def test_a_server_on_its_own_database_refuses_to_start_without_a_secret_key(
     assert refused.returncode != 0
     assert "ImproperlyConfigured: SECRET_KEY is not set" in refused.stderr
     assert TEST_SECRET_KEY not in refused.stdout
+    # From the command line and from gunicorn, one line to act on and no traceback.
+    for command in (["manage.py", "check"], ["-m", "gunicorn", "prb_annotate.wsgi"]):
+        with_command = run_refused(command, env)
+        assert with_command.returncode != 0
+        lines = with_command.stderr.strip().splitlines()
+        told = [line for line in lines if "SECRET_KEY is not set" in line]
+        assert len(told) == 1, with_command.stderr
+        assert told[0].startswith("ImproperlyConfigured: SECRET_KEY is not set")
+        assert "docs/deployment.md" in told[0]
+        assert "Traceback" not in with_command.stderr
     assert start({**env, "SECRET_KEY": "k" * 50}).stdout.strip() == "k" * 50
     # DEBUG is a developer's machine: a key made for it, never the public one.
     debug = start({**env, "DEBUG": "true"})

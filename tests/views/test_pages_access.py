@@ -186,8 +186,11 @@ def test_it_joins_a_logged_in_user(dataset, outsider, login) -> None:
 def test_it_sends_annotators_to_the_completion_url_when_the_quota_is_done(
     dataset, annotator, login
 ) -> None:
+    """A study participant (a member with a Prolific id) is sent to the study's completion URL,
+    with its code beside the link."""
     completion = "https://app.prolific.com/submissions/complete?cc=C0DE42"
     campaign = active_campaign(dataset, annotator, quota_per_annotator=1, completion_url=completion)
+    Membership.objects.filter(campaign=campaign, user=annotator).update(participant_id="P1abc")
     client = login(annotator)
     done_url = reverse("annotate_done", args=[campaign.pk])
     before = client.get(done_url).content.decode()
@@ -201,3 +204,20 @@ def test_it_sends_annotators_to_the_completion_url_when_the_quota_is_done(
     html = client.get(done_url).content.decode()
     assert f'<meta http-equiv="refresh" content="3;url={completion}">' in html
     assert f'href="{completion}"' in html
+    assert "<code>C0DE42</code>" in html
+
+
+def test_it_keeps_invited_annotators_off_the_study_completion_url(
+    dataset, annotator, login
+) -> None:
+    """An annotator invited by a manager (no Prolific id) finishes on the app's page: the
+    completion URL is the study's, for its participants."""
+    completion = "https://app.prolific.com/submissions/complete?cc=C0DE42"
+    campaign = active_campaign(dataset, annotator, quota_per_annotator=1, completion_url=completion)
+    client = login(annotator)
+    assignment = reserve(client, campaign)
+    assert client.post(submit_url(assignment), form_answers(campaign)).status_code == 302
+    html = client.get(reverse("annotate_done", args=[campaign.pk])).content.decode()
+    assert "You're finished" in html
+    assert 'http-equiv="refresh"' not in html
+    assert "C0DE42" not in html

@@ -6,6 +6,7 @@ once, and skip and revise work."""
 from django.urls import reverse
 
 from prb_annotate.models import Annotation, Assignment, Pair
+from prb_annotate.templatetags.prb import reading_length
 from tests.support.pages import active_campaign, form_answers, reserve, submit_url
 
 
@@ -36,8 +37,12 @@ def test_it_never_reveals_which_response_is_chosen(dataset, annotator, login) ->
         a_part = html.split('id="response-A"', 1)[1].split('id="response-B"', 1)[0]
         expected_a = pair.chosen if position == "A" else pair.rejected
         assert expected_a in a_part
-    # Apart from the two texts trading places, the pages are the same.
+    # Apart from the two texts trading places (with their lengths), the pages are the same.
     normalize = [(pair.chosen, "@@1"), (pair.rejected, "@@1")]
+    normalize += [
+        (f'data-length="{reading_length(text)}"', 'data-length=""')
+        for text in (pair.chosen, pair.rejected)
+    ]
     stripped = {}
     for position, html in pages.items():
         for text, marker in normalize:

@@ -9,8 +9,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import escape
 
-from prb_annotate.audit import sampling
+from prb_annotate.audit import quality, sampling
 from prb_annotate.audit.cache import campaign_audit_cached, change_stamp
 from prb_annotate.audit.campaign_audit import campaign_audit
 from prb_annotate.audit.exclusions import exclude_annotator
@@ -59,6 +60,9 @@ def test_it_shows_each_annotators_quality_and_completion_on_the_dashboard(
     assert 'data-annotator="annotator00"' in html
     # Every annotation gave 12 s (form_data): above the 10 s floor; ratings 5 and 4: not flat.
     assert "12 s" in html
+    # The agreement mark says what it tests and how often it falls on honest annotators.
+    assert escape(quality.HONEST_SPREAD.note()) in html
+    assert "may simply be the least careful honest one" in html
     assert "Items complete over time" in html
     assert "<polyline" in html
     completion = dashboard_figures(campaign)["completion"]

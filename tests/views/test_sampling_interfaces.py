@@ -61,6 +61,10 @@ def test_it_previews_the_plan_on_the_form_without_creating(prb: Dataset, staff: 
     # 40 pairs x (1 + 0.1) = 44 annotations; 44 x 0.25.
     assert "44 annotations" in page
     assert "cost 11.00" in page
+    # The plan says its odds and offers the plan at the share's bound nearest one half.
+    odds = page.split('id="plan-odds">')[1].split("</p>")[0]
+    assert "Chance of reaching the half-width if the validated share is as expected" in odds
+    assert "bound nearest one half" in odds
     assert not Campaign.objects.exists()
 
 
@@ -145,6 +149,12 @@ def test_the_api_previews_creates_and_extends(prb: Dataset, staff: Client) -> No
     assert preview.status_code == 200
     assert preview.json()["pairs"] == 40
     assert preview.json()["cost"] == 10.0
+    odds = preview.json()["odds"]["per_category"]
+    assert set(odds) == {"fitness", "cooking"}
+    assert all(0 < chance <= 1 for chance in odds.values())
+    cautious = preview.json()["cautious"]
+    assert cautious["pairs"] >= 40
+    assert all(share < 0.9 for share in cautious["shares"].values())
     created = send(
         staff,
         "/api/campaigns/",
@@ -206,6 +216,7 @@ def test_the_command_prints_a_plan_without_creating(prb: Dataset) -> None:
         stdout=out,
     )
     assert "Sample plan:" in out.getvalue()
+    assert "Chance of reaching the half-width" in out.getvalue()
     assert "fitness:" in out.getvalue()
     assert not Campaign.objects.exists()
 

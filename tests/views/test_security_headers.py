@@ -1,7 +1,8 @@
 """Headers and production settings: a Content-Security-Policy on every response (refusals
 included) and ``Cache-Control: no-store`` on every logged-in page and API answer, templates that
 need no inline code, HTTPS settings from the environment (``check --deploy`` is clean with the
-README's production variables), and manager pages that answer an annotator 404 in one log line.
+production variables of docs/deployment.md), and manager pages that answer an annotator 404 in
+one log line.
 """
 
 import logging
@@ -71,8 +72,8 @@ def test_no_served_template_holds_inline_code() -> None:
 
 
 def readme_production_variables() -> dict[str, str]:
-    """The ``export`` lines of the README's production block, as an environment."""
-    readme = (ROOT / "README.md").read_text()
+    """The ``export`` lines of the production block of docs/deployment.md, as an environment."""
+    readme = (ROOT / "docs" / "deployment.md").read_text()
     block = readme[readme.index("export DATABASE_URL=postgres") :].split("```")[0]
     variables = {}
     for line in block.splitlines():
@@ -83,13 +84,13 @@ def readme_production_variables() -> dict[str, str]:
     return variables
 
 
-def test_check_deploy_is_clean_with_the_readmes_production_variables(tmp_path: Path) -> None:
+def test_check_deploy_is_clean_with_the_documented_production_variables(tmp_path: Path) -> None:
     variables = readme_production_variables()
     assert {"SECURE_HSTS_SECONDS", "SECURE_SSL_REDIRECT", "SECURE_PROXY_SSL_HEADER"} <= set(
         variables
     )
     assert {"SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE"} <= set(variables)
-    # The README computes the key in the shell; the check only needs a long random one.
+    # The page computes the key in the shell; the check only needs a long random one.
     assert variables["SECRET_KEY"].startswith("$(python")
     variables["SECRET_KEY"] = os.urandom(40).hex()
     env = {"PATH": os.environ["PATH"], "PRB_DATA_DIR": str(tmp_path), **variables}

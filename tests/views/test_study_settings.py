@@ -2,9 +2,13 @@
 upwards once started, a threshold change recomputes the audit, the status by its buttons);
 the dashboard's completion URL and links; the campaign form in groups."""
 
+import html
+import re
 from typing import Any
 
 import pytest
+from django.http import QueryDict
+from django.test import Client
 from django.urls import reverse
 
 from prb_annotate.audit.campaign_audit import campaign_verdicts
@@ -184,7 +188,7 @@ def test_it_groups_the_campaign_form_and_folds_the_advanced_groups(
     else:
         response = client.get(reverse("campaign_create"), {"dataset": dataset.pk})
     groups = response.context["groups"]
-    assert [group.key for group in groups] == ["basics", "quality", "crowd", "plan"]
+    assert [group.key for group in groups] == ["basics", "joining", "quality", "crowd", "plan"]
     assert [group.key for group in groups if group.open] == open_groups
     html = response.content.decode()
     if "preview" in data:
@@ -193,3 +197,25 @@ def test_it_groups_the_campaign_form_and_folds_the_advanced_groups(
         assert 'formaction="/campaigns/new/#plan-preview"' in html
     if not data:
         assert f'<option value="{dataset.pk}" selected>' in html
+
+
+def test_the_try_link_joins_a_campaign_that_has_a_prolific_study_id(
+    dataset: Dataset, manager, login
+) -> None:
+    """The recommended set-up names the study: *Try the participant flow* carries that study
+    id, so the join page opens (it answered 403 "another study" with a made-up one)."""
+    campaign = create_campaign(dataset, "with a study", k=2, activate=True)
+    campaign.prolific_study_id = "study-42"
+    campaign.save(update_fields=["prolific_study_id"])
+    dashboard = login(manager).get(reverse("campaign_detail", args=[campaign.pk]))
+    try_url = re.search(r'href="([^"]+)" id="try-participant"', dashboard.content.decode())
+    assert try_url is not None
+    link = html.unescape(try_url[1])
+    assert "STUDY_ID=study-42" in link
+    participant = Client()
+    start = participant.get(link)
+    assert start.status_code == 200, start.content.decode()
+    assert 'id="start-button"' in start.content.decode()
+    joined = participant.post(link.split("?")[0], QueryDict(link.split("?")[1]))
+    assert joined.status_code == 302
+    assert joined["Location"] == reverse("annotate", args=[campaign.pk])

@@ -8,9 +8,9 @@ from django.http import Http404
 from django.test import Client
 from django.urls import reverse
 
-from prb_annotate.access import annotator_membership_or_404
 from prb_annotate.campaigns.lifecycle import CampaignSetupError, add_member, set_status
 from prb_annotate.models import Campaign, Dataset, Membership, Participant
+from prb_annotate.security.access import annotator_membership_or_404
 from tests.support.pages import active_campaign
 
 PASSWORD = "a-long-signup-password-7"

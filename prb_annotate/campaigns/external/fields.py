@@ -113,6 +113,9 @@ class RowProblems:
         self.problems.append(self.location.problem(column, message))
 
 
+NUL = "\x00"
+
+
 def is_missing(value: Any) -> bool:
     """An empty cell: None, NaN (pandas, Parquet) or blank text."""
     if value is None:
@@ -134,9 +137,14 @@ def parse_row(
     """The answer in ``row``, or None after adding a problem for each thing wrong with it."""
     report = RowProblems(location, problems)
     known = questions.known_columns()
-    for column in row:
-        if column not in known:
+    for column, value in row.items():
+        if NUL in column:
+            report.add(column.replace(NUL, "\\x00"), "column name contains a NUL character")
+        elif column not in known:
             report.add(column, "unknown column (name it in the mapping file, or drop it)")
+        elif isinstance(value, str) and NUL in value:
+            # Neither database stores one in text (PostgreSQL refuses it with an error).
+            report.add(column, "contains a NUL character")
     pair_id = _required_text(row, PAIR_ID, report)
     annotator = _required_text(row, ANNOTATOR, report)
     if annotator and len(annotator) > MAX_ANNOTATOR_ID:

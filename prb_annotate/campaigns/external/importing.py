@@ -11,7 +11,8 @@ own export) are excluded from this campaign's audit too.
 """
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Protocol
@@ -20,9 +21,11 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from prb_annotate.campaigns.annotating import answer_columns
 from prb_annotate.campaigns.external import fields, readers
 from prb_annotate.campaigns.external.fields import ImportedAnswer, QuestionSet
 from prb_annotate.campaigns.external.mapping import Mapping, parse_mapping
+from prb_annotate.datasets.budget import DecodeBudget, upload_budget
 from prb_annotate.datasets.importing import ImportFailed, Problem
 from prb_annotate.datasets.provenance import stream_sha256
 from prb_annotate.datasets.readers import Unreadable
@@ -44,6 +47,19 @@ class AnswerImportReport:
     record: AnswerImport
     annotators: int
     excluded: int
+
+    def as_dict(self) -> dict[str, object]:
+        """The import's figures, as the API answers them and an import job's result file holds."""
+        return {
+            "campaign": self.record.campaign_id,
+            "source": self.record.source,
+            "source_sha256": self.record.source_sha256,
+            "file_format": self.record.file_format,
+            "answers": self.record.answers,
+            "annotators": self.annotators,
+            "excluded_annotators": self.excluded,
+            "summary": self.summary,
+        }
 
     @property
     def summary(self) -> str:
@@ -81,7 +97,12 @@ def import_upload(
     raises MappingError for a bad mapping and ImportFailed for bad rows; writes nothing then."""
     mapping = parse_mapping(mapping_file.read(), questions_of(campaign)) if mapping_file else None
     return import_answers(
-        campaign, upload.name or "", upload.file, mapping, imported_by=imported_by
+        campaign,
+        upload.name or "",
+        upload.file,
+        mapping,
+        imported_by=imported_by,
+        budget=upload_budget(),
     )
 
 
@@ -92,11 +113,14 @@ def import_answers(
     mapping: Mapping | None = None,
     *,
     imported_by: User | None = None,
-    max_expanded_bytes: int | None = None,
+    budget: DecodeBudget | None = None,
+    on_write: Callable[[int], None] | None = None,
 ) -> AnswerImportReport:
     """Import the answers of file ``name``; raises ImportFailed and writes nothing when any row
-    is wrong."""
+    is wrong. ``budget`` bounds an upload's reading (``datasets/budget.py``); ``on_write`` is
+    told how many answers were read, once all are checked and before they are written."""
     mapping = mapping or Mapping()
+    name = name.replace("\x00", "")  # stored as the import's source: no database keeps NUL
     suffix = Path(name).suffix.lower()
     if not campaign.external:
         raise ImportFailed([Problem(name, None, None, "the campaign is not external")])
@@ -105,11 +129,13 @@ def import_answers(
         raise ImportFailed([Problem(name, None, None, message)])
     sha256 = stream_sha256(stream)
     problems: list[Problem] = []
-    answers, first = _read(campaign, name, stream, suffix, mapping, problems, max_expanded_bytes)
+    answers, first = _read(campaign, name, stream, suffix, mapping, problems, budget)
     if not problems and not answers:
         problems.append(Problem(name, None, None, "no answers in the file"))
     if problems:
         raise ImportFailed(problems)
+    if on_write is not None:
+        on_write(len(answers))
     return _write(campaign, name, sha256, readers.file_format(suffix, first), answers, imported_by)
 
 
@@ -120,7 +146,7 @@ def _read(
     suffix: str,
     mapping: Mapping,
     problems: list[Problem],
-    max_expanded_bytes: int | None,
+    budget: DecodeBudget | None,
 ) -> tuple[list[ImportedAnswer], dict | None]:
     questions = questions_of(campaign)
     items = {
@@ -138,18 +164,19 @@ def _read(
     answers: list[ImportedAnswer] = []
     first: dict | None = None
     try:
-        for row in readers.read_rows(
-            name, stream, suffix, mapping, problems, max_expanded_bytes=max_expanded_bytes
-        ):
+        for row in readers.read_rows(name, stream, suffix, mapping, problems, budget=budget):
             first = row.values if first is None else first
             values = dict(row.values)
             left, right = values.pop(readers.LEFT_TEXT, None), values.pop(readers.RIGHT_TEXT, None)
-            pair = items.get(fields.text_of(values.get(fields.PAIR_ID, "")))
+            exact = _exact_pair_id(values.get(fields.PAIR_ID), items)
+            pair = items.get(exact or fields.text_of(values.get(fields.PAIR_ID, "")))
             if pair is not None and left is not None and not values.get(fields.CHOSEN_POSITION):
                 values[fields.CHOSEN_POSITION] = _side_of(pair[1], left, right)
             answer = fields.parse_row(values, questions, row.location, problems)
             if answer is None:
                 continue
+            if exact is not None:
+                answer = replace(answer, pair_id=exact)
             if answer.pair_id not in items:
                 problems.append(
                     row.location.problem(
@@ -181,6 +208,14 @@ def _read(
         problems.append(Problem(name, error.line, error.field, error.message))
     _check_counted(answers, problems)
     return answers, first
+
+
+def _exact_pair_id(value: object, items: Collection[str]) -> str | None:
+    """The pair id as written, blanks at its edges included, when the campaign has a pair of
+    exactly that id (a dataset may keep ``" p1"``); None to read it trimmed, as usual."""
+    if isinstance(value, str) and value != value.strip() and value in items:
+        return value
+    return None
 
 
 def _side_of(chosen: str, left: object, right: object) -> str:
@@ -247,13 +282,7 @@ def _write(
         [
             Annotation(
                 assignment=assignment,
-                quality_chosen=answer.quality_chosen,
-                quality_rejected=answer.quality_rejected,
-                rubric_fit=answer.rubric_fit,
-                differentiator=answer.differentiator,
-                confidence=answer.confidence,
-                comment=answer.comment,
-                flagged=answer.flagged,
+                **answer_columns(answer),
                 time_on_task_ms=answer.time_on_task_ms,
                 client_token=f"import-{record.pk}-{number}",
             )

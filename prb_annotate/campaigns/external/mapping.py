@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prb_annotate.campaigns.external.fields import PLAIN_COLUMNS, QuestionSet, is_missing
-from prb_annotate.jsondepth import too_deep
+from prb_annotate.security.jsondepth import too_deep
 
 KEYS = frozenset({"columns", "values", "ignore", "label_studio"})
 LABEL_STUDIO_KEYS = frozenset({"pair_id", "chosen_side", "left", "right", "from_names"})

@@ -13,19 +13,26 @@ Each row comes with its Location (file and line, Parquet row, or Label Studio ta
 problem names it.
 """
 
-import codecs
-import csv
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
 from prb_annotate.campaigns.external import fields
 from prb_annotate.campaigns.external.mapping import Mapping
+from prb_annotate.datasets.budget import DecodeBudget, OverBudget, bounded
 from prb_annotate.datasets.importing import Location, Problem
-from prb_annotate.datasets.readers import BadEntry, Unreadable, read_jsonl, read_parquet
-from prb_annotate.jsondepth import too_deep
-from prb_annotate.spreadsheets import original_cell
+from prb_annotate.datasets.readers import (
+    BadEntry,
+    Unreadable,
+    csv_lines,
+    read_jsonl,
+    read_parquet,
+    within_budget,
+)
+from prb_annotate.formats.spreadsheets import original_cell
+from prb_annotate.security.jsondepth import too_deep
 
 TIDY = "tidy"
 ANNOTATIONS_EXPORT = "annotations-export"
@@ -61,20 +68,24 @@ def read_rows(
     mapping: Mapping,
     problems: list[Problem],
     *,
-    max_expanded_bytes: int | None = None,
+    budget: DecodeBudget | None = None,
 ) -> Iterator[Row]:
     """The file's rows, mapped; a line that is no row becomes a problem and reading goes on.
-    Raises Unreadable when the rest of the file cannot be read."""
+    Raises Unreadable when the rest of the file cannot be read. ``budget`` bounds what an
+    upload decodes to and holds at once (every reader); None reads a local file unbounded."""
     if suffix == ".json":
-        yield from label_studio_rows(name, stream, mapping, problems)
+        yield from label_studio_rows(name, stream, mapping, problems, budget)
         return
     unit = "row" if suffix == ".parquet" else "line"
     if suffix == ".csv":
-        entries: Iterator[tuple[int, dict[str, Any] | BadEntry]] = csv_rows(stream)
+        entries: Iterator[tuple[int, dict[str, Any] | BadEntry]] = csv_rows(bounded(stream, budget))
     elif suffix == ".parquet":
-        entries = ((entry.line, entry.value) for entry in read_parquet(stream, max_expanded_bytes))
+        entries = ((entry.line, entry.value) for entry in read_parquet(stream, budget))
     else:
-        entries = ((entry.line, entry.value) for entry in read_jsonl(stream))
+        entries = (
+            (entry.line, entry.value)
+            for entry in within_budget(read_jsonl(bounded(stream, budget)))
+        )
     for line, value in entries:
         location = Location(name, unit, line)
         if isinstance(value, BadEntry):
@@ -84,38 +95,34 @@ def read_rows(
 
 
 def csv_rows(stream: IO[bytes]) -> Iterator[tuple[int, dict[str, Any] | BadEntry]]:
-    csv.field_size_limit(2**31 - 1)
-    reader = csv.reader(codecs.iterdecode(stream, "utf-8-sig"))
-    try:
-        header = next(reader, None)
-        if header is None:
-            return
-        header = [original_cell(cell) for cell in header]
-        while True:
-            start = reader.line_num + 1
-            cells = next(reader, None)
-            if cells is None:
-                return
-            if not cells:
-                continue
-            if len(cells) != len(header):
-                yield start, BadEntry(f"{len(cells)} cells where the header has {len(header)}")
-                continue
-            yield (
-                start,
-                {column: original_cell(cell) for column, cell in zip(header, cells, strict=True)},
-            )
-    except csv.Error as exc:
-        raise Unreadable(f"invalid CSV: {exc}", reader.line_num) from exc
-    except UnicodeDecodeError as exc:
-        raise Unreadable("not valid UTF-8", reader.line_num + 1) from exc
+    lines = csv_lines(stream, over_budget_here=True)
+    first = next(lines, None)
+    if first is None:
+        return
+    header = [original_cell(cell) for cell in first[1]]
+    for start, cells in lines:
+        if not cells:
+            continue
+        if len(cells) != len(header):
+            yield start, BadEntry(f"{len(cells)} cells where the header has {len(header)}")
+            continue
+        yield (
+            start,
+            {column: original_cell(cell) for column, cell in zip(header, cells, strict=True)},
+        )
 
 
 def label_studio_rows(
-    name: str, stream: IO[bytes], mapping: Mapping, problems: list[Problem]
+    name: str,
+    stream: IO[bytes],
+    mapping: Mapping,
+    problems: list[Problem],
+    budget: DecodeBudget | None = None,
 ) -> Iterator[Row]:
     try:
-        tasks = json.loads(stream.read())
+        tasks = json.loads(stream.read() if budget is None else budget.read_whole(stream))
+    except OverBudget as exc:
+        raise Unreadable(str(exc)) from exc
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise Unreadable(f"invalid JSON: {exc}") from exc
     except RecursionError as exc:
@@ -164,7 +171,10 @@ def _studio_row(
         row[RIGHT_TEXT] = data.get(fields_of["right"])
     lead_time = annotation.get("lead_time")
     if isinstance(lead_time, int | float) and not isinstance(lead_time, bool):
-        row[fields.TIME_ON_TASK_MS] = round(lead_time * 1000)
+        milliseconds = float(lead_time) * 1000
+        # NaN, infinities and what overflows to them stay floats: ``fields`` reports them.
+        finite = math.isfinite(milliseconds)
+        row[fields.TIME_ON_TASK_MS] = round(milliseconds) if finite else milliseconds
     results = annotation.get("result") or []
     if not isinstance(results, list):
         problems.append(location.problem("result", "must be a list"))

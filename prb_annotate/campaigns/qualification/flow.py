@@ -4,13 +4,14 @@ The steps, in order: every practice item the member has not answered (each answe
 by feedback; a practice item may be answered again at any time), then the qualification items
 of the current attempt. An attempt ends when its last item is answered: it passes or fails by
 the campaign's pass rule (``rules.py``); a first attempt that fails is followed by feedback on
-every item and a second attempt on the same items (the chosen answer on the other side); a
-second that fails screens the member out. Submits lock the member's row first, as the queue
-does (see the package's docstring).
+every item (right or wrong, and why) and a second attempt on the same items (the chosen answer
+on the other side); a second that fails screens the member out. The feedback between attempts
+never gives the expected answers: they would answer the second attempt. Submits lock the
+member's row first, as the queue does (see the package's docstring).
 """
 
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -19,8 +20,8 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
-from prb_annotate.access import in_participant_scope
 from prb_annotate.campaigns.annotating import (
     MAX_CLIENT_TOKEN,
     Answers,
@@ -28,10 +29,12 @@ from prb_annotate.campaigns.annotating import (
     SubmitError,
     check_answers,
     parse_submission,
+    status_word,
 )
 from prb_annotate.campaigns.qualification import rules
+from prb_annotate.campaigns.qualification.setup import PRACTICE, QUALIFICATION, Outcome
+from prb_annotate.languages import texts
 from prb_annotate.models import (
-    Annotation,
     Assignment,
     Campaign,
     Membership,
@@ -39,12 +42,10 @@ from prb_annotate.models import (
     QualificationItem,
     QualificationRecord,
 )
+from prb_annotate.security.access import in_participant_scope
 
-PRACTICE = QualificationItem.Phase.PRACTICE
-QUALIFICATION = QualificationItem.Phase.QUALIFICATION
-Outcome = QualificationRecord.Outcome
 CLEARED_OUTCOMES = (Outcome.PASSED, Outcome.ADMITTED)
-SCREENED_OUT_MESSAGE = "You did not pass the qualification of this campaign."
+SCREENED_OUT_MESSAGE = gettext_noop("You did not pass the qualification of this campaign.")
 
 
 class Stage(StrEnum):
@@ -106,6 +107,9 @@ class ItemFeedback:
     attempt: int
     correct: bool
     questions: list[QuestionFeedback]
+    # False between qualification attempts: the next attempt asks the same items, so the
+    # answers (given and expected) are withheld and only right or wrong and the reason shown.
+    answers_shown: bool = True
 
 
 @dataclass(frozen=True)
@@ -346,12 +350,14 @@ def _store(
     campaign = membership.campaign
     if campaign.status != Campaign.Status.ACTIVE:
         raise SubmitError(
-            f"This campaign is {campaign.status}; answers are not accepted.", code="inactive"
+            gettext("This campaign is %(status)s; answers are not accepted.")
+            % {"status": status_word(campaign.status)},
+            code="inactive",
         )
     item = QualificationItem.objects.select_related("pair").get(pk=item_id, campaign=campaign)
     record = _record(membership)
     if record is not None and record.outcome == Outcome.FAILED:
-        raise SubmitError(SCREENED_OUT_MESSAGE, code="screened_out")
+        raise SubmitError(gettext(SCREENED_OUT_MESSAGE), code="screened_out")
     if item.phase == PRACTICE:
         attempt = _tries(item, user) + 1
         position = rules.position_for(campaign.seed, user.pk, item.pk)
@@ -376,6 +382,9 @@ def _store(
         client_token=submission.client_token,
         created_at=now,
     )
+    if answer.marks and answer.correct and membership.proven_at is None:
+        # A right practice or qualification answer proves a newcomer (``assignment.py``).
+        Membership.objects.filter(pk=membership.pk).update(proven_at=now)
     if item.phase == PRACTICE:
         return QualificationSubmit(answer, True, item_feedback(answer), None, record)
     assert record is not None
@@ -390,14 +399,14 @@ def _qualification_record(
     campaign = membership.campaign
     practice = QualificationItem.objects.filter(campaign=campaign, phase=PRACTICE)
     if practice.exclude(answers__annotator=user).exists():
-        raise SubmitError("Answer the practice items first.", code="order")
+        raise SubmitError(gettext("Answer the practice items first."), code="order")
     record = _start_record(membership, now)
     if record.outcome in CLEARED_OUTCOMES:
-        raise SubmitError("You have passed the qualification already.", code="order")
+        raise SubmitError(gettext("You have passed the qualification already."), code="order")
     if QualificationAnswer.objects.filter(
         item=item, annotator=user, attempt=record.attempt
     ).exists():
-        raise SubmitError("You answered this item in this attempt already.", code="order")
+        raise SubmitError(gettext("You answered this item in this attempt already."), code="order")
     return record
 
 
@@ -438,21 +447,29 @@ def _end_attempt_if_complete(
 
 # --- feedback ---------------------------------------------------------------------------
 
-RUBRIC_WORDS = {"tie": "Tie"}
+
+# The differentiator's answers in words (``Annotation.Differentiator``'s labels), marked for the
+# catalogue: feedback shows them in the reader's language.
 DIFFERENTIATOR_WORDS = {
-    value: str(label).capitalize() for value, label in Annotation.Differentiator.choices
+    "preference": gettext_noop("personal preference"),
+    "quality": gettext_noop("general quality"),
+    "both": gettext_noop("both"),
+    "none": gettext_noop("no real difference"),
 }
 
 
 def seen_as(question: str, answer: str, chosen_position: str) -> str:
-    """An answer in dataset orientation as the member saw it."""
+    """An answer in dataset orientation as the member saw it, in the active language."""
     if question == "rubric_fit":
         if answer == "tie":
-            return "Tie"
+            return gettext("Tie")
         other = "B" if chosen_position == "A" else "A"
         side = chosen_position if answer == "chosen" else other
-        return f"Response {side}" if answer in ("chosen", "rejected") else "no answer"
-    return DIFFERENTIATOR_WORDS.get(answer, "no answer")
+        if answer in ("chosen", "rejected"):
+            return gettext("Response %(side)s") % {"side": side}
+        return gettext("no answer")
+    word = DIFFERENTIATOR_WORDS.get(answer)
+    return gettext(word).capitalize() if word else gettext("no answer")
 
 
 def item_feedback(answer: QualificationAnswer) -> ItemFeedback:
@@ -461,11 +478,13 @@ def item_feedback(answer: QualificationAnswer) -> ItemFeedback:
     questions = [
         QuestionFeedback(
             question=question,
-            label=rules.QUESTION_LABELS[question],
+            label=gettext(rules.QUESTION_LABELS[question]),
             given=seen_as(question, str(answer.answers.get(question, "")), answer.chosen_position),
             expected=seen_as(question, expected, answer.chosen_position),
             correct=bool(answer.marks.get(question)),
-            explanation=item.explanations.get(question, ""),
+            explanation=texts.explanation(
+                item.campaign, item.pair.external_id, question, item.explanations.get(question, "")
+            ),
         )
         for question, expected in item.expected_answers.items()
     ]
@@ -481,21 +500,29 @@ def item_feedback(answer: QualificationAnswer) -> ItemFeedback:
 
 
 def attempt_feedback(campaign: Campaign, user: User, attempt: int) -> list[ItemFeedback]:
-    """Feedback on every item of one finished qualification attempt, in item order."""
+    """Feedback on every item of one finished qualification attempt, in item order: whether
+    each question was right and why, never which answer was expected (the second attempt asks
+    the same items with the sides swapped, so the letters would answer it)."""
     answers = (
         QualificationAnswer.objects.filter(
             item__campaign=campaign, item__phase=QUALIFICATION, annotator=user, attempt=attempt
         )
-        .select_related("item__pair")
+        .select_related("item__pair", "item__campaign")
         .order_by("item__position", "item_id")
     )
-    return [item_feedback(answer) for answer in answers]
+    return [withheld(item_feedback(answer)) for answer in answers]
+
+
+def withheld(feedback: ItemFeedback) -> ItemFeedback:
+    """``feedback`` without the answers: right or wrong and the explanation only."""
+    questions = [replace(question, given="", expected="") for question in feedback.questions]
+    return replace(feedback, questions=questions, answers_shown=False)
 
 
 def latest_practice_feedback(item: QualificationItem, user: User) -> ItemFeedback | None:
     answer = (
         QualificationAnswer.objects.filter(item=item, annotator=user)
-        .select_related("item__pair")
+        .select_related("item__pair", "item__campaign")
         .order_by("-attempt")
         .first()
     )

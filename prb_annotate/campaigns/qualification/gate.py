@@ -5,6 +5,10 @@ the campaign has no qualification item or their qualification record says passed
 a manager. ``CLEARED_SQL`` states it once, over ``prb_annotate_membership m``, for the queue
 (``assignment.py``) and the submit (``annotating.py``), which read it in the statement that
 reads the rest of what they decide on; ``is_cleared`` is the same rule for the pages.
+
+Most campaigns have neither practice nor qualification. For them the columns below answer
+from one probe of the campaign's qualification items (an index lookup) and never run the
+rule's subqueries: a CASE evaluates its branches in order, on SQLite and PostgreSQL alike.
 """
 
 from prb_annotate.db.plainsql import fetch
@@ -20,9 +24,16 @@ CLEARED_SQL = """
                                    WHERE ga.item_id = gp.id AND ga.annotator_id = m.user_id)))
 """
 
+# Whether the campaign (by the column ``{campaign}``) has no practice or qualification item.
+NO_GATE_TEMPLATE = """
+NOT EXISTS (SELECT 1 FROM prb_annotate_qualificationitem gi WHERE gi.campaign_id = {campaign})
+"""
+
 # 1 when the member is cleared, as a column of a statement over ``prb_annotate_membership m``.
-CLEARED_COLUMN_TEMPLATE = "CASE WHEN {cleared} THEN 1 ELSE 0 END"
-CLEARED_COLUMN = CLEARED_COLUMN_TEMPLATE.format(cleared=CLEARED_SQL)
+CLEARED_COLUMN_TEMPLATE = "CASE WHEN {no_gate} THEN 1 WHEN {cleared} THEN 1 ELSE 0 END"
+CLEARED_COLUMN = CLEARED_COLUMN_TEMPLATE.format(
+    no_gate=NO_GATE_TEMPLATE.format(campaign="m.campaign_id"), cleared=CLEARED_SQL
+)
 
 # A submit is refused when the annotator is a member who is not cleared (an account that is no
 # longer a member keeps the rules it had: its assignments are its own). Over the assignment a.
@@ -32,6 +43,10 @@ EXISTS (SELECT 1 FROM prb_annotate_membership m
           AND NOT {cleared})
 """
 BLOCKED_SUBMIT_SQL = BLOCKED_SUBMIT_TEMPLATE.format(cleared=CLEARED_SQL)
+# 1 when the submit is refused, as a column of a statement over the assignment a.
+BLOCKED_SUBMIT_COLUMN = "CASE WHEN {no_gate} THEN 0 WHEN {blocked} THEN 1 ELSE 0 END".format(
+    no_gate=NO_GATE_TEMPLATE.format(campaign="a.campaign_id"), blocked=BLOCKED_SUBMIT_SQL
+)
 
 IS_CLEARED_TEMPLATE = """
 SELECT {cleared} FROM prb_annotate_membership m

@@ -13,14 +13,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 # The questions an item can expect an answer to, and their answers (dataset orientation).
 EXPECTABLE: dict[str, tuple[str, ...]] = {
     "rubric_fit": ("chosen", "rejected", "tie"),
     "differentiator": ("preference", "quality", "both", "none"),
 }
+# In English; a page shows them through gettext (marked for the catalogue here).
 QUESTION_LABELS = {
-    "rubric_fit": "Which response better fits this user",
-    "differentiator": "What mainly distinguishes the two responses",
+    "rubric_fit": gettext_noop("Which response better fits this user"),
+    "differentiator": gettext_noop("What mainly distinguishes the two responses"),
 }
 MAX_EXPLANATION = 2000
 # The attempts a qualification allows (Prolific: comprehension checks get two).

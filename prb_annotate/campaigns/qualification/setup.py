@@ -144,15 +144,23 @@ def choose_item(
 ) -> QualificationItem:
     """Make ``pair`` a practice or qualification item, or change the one it is.
 
-    ValidationError (field -> message) when the pair cannot be chosen or the change would
-    alter what members' answers were judged by.
+    An empty ``phase`` keeps a chosen pair's phase: choosing it again to add an explanation
+    never moves it (nor changes the pass rule). ValidationError (field -> message) when the
+    pair cannot be chosen, a new pair has no phase, or the change would alter what members'
+    answers were judged by.
     """
-    checked_expected, checked_explanations = _checked_choice(phase, expected, explanations)
     with transaction.atomic():
         campaign = _locked(campaign)
         if pair.dataset_id != campaign.dataset_id:
             raise ValidationError({"pair": "This pair is not in the campaign's dataset."})
         existing = QualificationItem.objects.filter(campaign=campaign, pair=pair).first()
+        if not phase:
+            if existing is None:
+                raise ValidationError(
+                    {"phase": "Choose practice or qualification for a pair not chosen yet."}
+                )
+            phase = existing.phase
+        checked_expected, checked_explanations = _checked_choice(phase, expected, explanations)
         if existing is None:
             _set_apart(campaign, pair)
             _refuse_if_fixed(campaign, phase, "Add")

@@ -11,6 +11,7 @@ from argparse import ArgumentParser
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from prb_annotate.campaigns.accounts import AnnotatorListError, add_annotators, parse_annotators
@@ -26,8 +27,8 @@ class Command(BaseCommand):
         parser.add_argument("--csv", type=Path, help="a CSV file with a username column")
         parser.add_argument(
             "--base-url",
-            default="http://127.0.0.1:8000",
-            help="the site's address, for the printed links",
+            help="the site's address, for the printed links (default: PRB_SITE_URL, or the "
+            "address make demo serves)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -36,7 +37,8 @@ class Command(BaseCommand):
             raise CommandError(f"no campaign with id {options['campaign']}")
         try:
             entries = parse_annotators(self._text(options))
-            added = add_annotators(campaign, entries, site=options["base_url"])
+            site = options.get("base_url") or settings.SITE_URL
+            added = add_annotators(campaign, entries, site=site)
         except AnnotatorListError as error:
             raise CommandError("; ".join(error.problems)) from error
         for row in added:

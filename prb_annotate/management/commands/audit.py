@@ -14,13 +14,16 @@ from typing import Any
 from django.contrib.staticfiles import finders
 from django.core.management.base import BaseCommand, CommandError
 
-from prb_annotate import strictjson
 from prb_annotate.audit import report as audit_report
 from prb_annotate.audit.campaign_audit import campaign_audit
+from prb_annotate.campaigns.leaderboard import LeaderboardError
 from prb_annotate.exports.long_table import long_table_csv
+from prb_annotate.formats import strictjson
 from prb_annotate.models import Campaign
 from prb_annotate.paper import bundle
 from prb_annotate.paper.inputs import CorrelationsError, paper_numbers, read_correlations
+from prb_annotate.paper.layout import DEFAULT as DEFAULT_COLUMNS
+from prb_annotate.paper.layout import LAYOUTS
 
 PAPER_FORMATS = bundle.FORMATS
 
@@ -44,6 +47,20 @@ class Command(BaseCommand):
             "correlate --out",
         )
         parser.add_argument(
+            "--columns",
+            choices=tuple(LAYOUTS),
+            default=DEFAULT_COLUMNS,
+            help="latex: lay the tables out for a one- or two-column paper (default "
+            f"{DEFAULT_COLUMNS}: they fit a column of an ACL paper, and a NeurIPS page too)",
+        )
+        parser.add_argument(
+            "--runs",
+            default=None,
+            help="latex, markdown: the reward-model runs the leaderboard ranks, as run ids "
+            "separated by commas (default: the newest run of each model over all pairs, as on "
+            "the evaluations page)",
+        )
+        parser.add_argument(
             "--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)"
         )
         parser.add_argument(
@@ -65,18 +82,30 @@ class Command(BaseCommand):
                 correlations = read_correlations(options["correlations"])
             except CorrelationsError as error:
                 raise CommandError(str(error)) from error
+        run_ids = run_list(options["runs"])
+        if run_ids and options["format"] not in PAPER_FORMATS:
+            raise CommandError("--runs goes with --format latex or markdown.")
         if options["format"] == "long":
             self.write(long_table_csv(campaign), options)
             return
         report = campaign_audit(campaign, resamples=options["resamples"], seed=options["seed"])
         if options["format"] in PAPER_FORMATS:
-            self.write_paper(paper_numbers(campaign, report, correlations), options)
+            try:
+                numbers = paper_numbers(campaign, report, correlations, run_ids=run_ids)
+            except LeaderboardError as error:
+                raise CommandError(f"--runs: {error}") from error
+            self.write_paper(numbers, options)
             return
         self.write(render(report, options["format"]), options)
 
     def write(self, output: str, options: dict[str, Any]) -> None:
         if options["out"]:
-            Path(options["out"]).write_text(output, encoding="utf-8")
+            target = Path(options["out"])
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(output, encoding="utf-8")
+            except OSError as error:
+                raise CommandError(f"Cannot write the audit to {target}: {error}") from error
             self.stderr.write(f"Wrote {options['format']} audit to {options['out']}")
         else:
             self.stdout.write(output, ending="")
@@ -84,12 +113,12 @@ class Command(BaseCommand):
     def write_paper(self, numbers: dict[str, Any], options: dict[str, Any]) -> None:
         fmt = options["format"]
         if not options["out"]:
-            self.stdout.write(bundle.texts(numbers, fmt), ending="")
+            self.stdout.write(bundle.texts(numbers, fmt, options["columns"]), ending="")
             return
         target = Path(options["out"])
         if target.exists() and not target.is_dir():
             raise CommandError(f"--out {target}: a file is there; the paper's files need a folder.")
-        files = bundle.paper_files(numbers, (fmt,))
+        files = bundle.paper_files(numbers, (fmt,), options["columns"])
         try:
             bundle.write_folder(files, target)
         except OSError as error:
@@ -98,6 +127,19 @@ class Command(BaseCommand):
         self.stderr.write(
             f"Wrote {len(files)} files to {target} ({main}, figures/, references.bib)"
         )
+
+
+def run_list(text: str | None) -> list[int] | None:
+    """``--runs 3,5,7`` as run ids; None when not given."""
+    if text is None:
+        return None
+    try:
+        found = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError as error:
+        raise CommandError(f"--runs takes run ids separated by commas, not {text!r}") from error
+    if not found:
+        raise CommandError("--runs needs at least one run id")
+    return found
 
 
 def render(report: dict[str, Any], fmt: str) -> str:

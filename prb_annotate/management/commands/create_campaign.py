@@ -2,19 +2,30 @@
 for Prolific and the sign-up invite), as full URLs under ``--base-url``.
 
 With ``--half-width`` / ``--category-half-width`` the campaign is created on a planned sample
-(``--plan-only`` prints the plan and creates nothing); ``--extend-sample ID`` tops up the
-sample of an existing planned campaign after a pilot.
+(``--plan-only`` prints the plan and creates nothing; ``--active`` draws it where a model
+annotator is unsure); ``--extend-sample ID`` tops up the sample of an existing uniform planned
+campaign after a pilot.
 """
 
 from argparse import ArgumentParser
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 
+from prb_annotate.audit import plan_odds
+from prb_annotate.audit.active_sample import SampleDesign
+from prb_annotate.audit.ppi_designs import ACTIVE_FLOOR
 from prb_annotate.audit.sample_report import plan_lines
 from prb_annotate.audit.sampling import PlanTargets
-from prb_annotate.campaigns.lifecycle import CampaignSetupError, add_member, create_campaign
+from prb_annotate.campaigns.copies import campaign_like
+from prb_annotate.campaigns.lifecycle import (
+    CampaignSetupError,
+    add_member,
+    create_campaign,
+    set_status,
+)
 from prb_annotate.campaigns.planned_sample import (
     SamplePlanError,
     describe_extension,
@@ -48,6 +59,13 @@ class Command(BaseCommand):
             default="",
             help="invite links with another STUDY_ID make no account (docs/operations.md)",
         )
+        parser.add_argument(
+            "--like",
+            type=int,
+            metavar="CAMPAIGN_ID",
+            help="set it up like this campaign: its dataset, pairs, gold, practice and "
+            "qualification items, question set, thresholds and settings",
+        )
         parser.add_argument("--activate", action="store_true", help="start it active")
         parser.add_argument(
             "--external",
@@ -56,8 +74,8 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--base-url",
-            default="http://127.0.0.1:8000",
-            help="the site's address, for the printed links",
+            help="the site's address, for the printed links (default: PRB_SITE_URL, or the "
+            "address make demo serves)",
         )
         planned = parser.add_argument_group("planned sample (instead of --sample)")
         planned.add_argument(
@@ -80,6 +98,18 @@ class Command(BaseCommand):
         )
         planned.add_argument("--price", type=float, help="price per annotation, for the cost")
         planned.add_argument("--confidence", type=float, default=0.95, help="interval level")
+        planned.add_argument(
+            "--active",
+            action="store_true",
+            help="draw it actively: each pair with its own probability, higher where the newest "
+            "model-annotator run over the whole dataset is unsure (docs/ppi.md)",
+        )
+        planned.add_argument(
+            "--active-floor",
+            type=float,
+            default=ACTIVE_FLOOR,
+            help="with --active: no pair below this share of the uniform probability",
+        )
         planned.add_argument(
             "--plan-only", action="store_true", help="print the plan; create nothing"
         )
@@ -110,7 +140,7 @@ class Command(BaseCommand):
             return
         if campaign.sample_plan is not None:
             self.stdout.write("\n".join(plan_lines(campaign.sample_plan)))
-        base = options.get("base_url", "http://127.0.0.1:8000").rstrip("/")
+        base = (options.get("base_url") or settings.SITE_URL).rstrip("/")
         self.stdout.write(f"study link (Prolific): {base}/join/{campaign.invite_token}/")
         self.stdout.write(f"sign-up invite: {base}/signup/{campaign.signup_token}/")
 
@@ -129,19 +159,33 @@ def sample_targets(options: dict[str, Any]) -> PlanTargets | None:
     )
 
 
+def sample_design(options: dict[str, Any]) -> SampleDesign | None:
+    """``--active`` (with its floor), or None for the uniform draw."""
+    if not options.get("active"):
+        return None
+    if sample_targets(options) is None:
+        raise CommandError("--active needs --half-width or --category-half-width")
+    return SampleDesign("active", options.get("active_floor", ACTIVE_FLOOR))
+
+
 def preview(options: dict[str, Any]) -> dict[str, Any]:
-    """The plan ``run`` would create the campaign on, as stored (``--plan-only``)."""
+    """The plan ``run`` would create the campaign on, as stored, with its odds (``--plan-only``)."""
     targets = sample_targets(options)
     if targets is None:
         raise CommandError("--plan-only needs --half-width or --category-half-width")
     dataset = _dataset(options)
     try:
         plan = plan_for_dataset(
-            dataset, targets, options.get("k", 3), leave_out=_names(options.get("gold_ids") or "")
+            dataset,
+            targets,
+            options.get("k", 3),
+            leave_out=_names(options.get("gold_ids") or ""),
+            design=sample_design(options),
         )
     except SamplePlanError as error:
         raise CommandError(str(error)) from error
-    return plan.as_json()
+    # An active plan says what each design expects; the odds are a uniform draw's.
+    return plan.as_json() if plan.design else plan_odds.with_odds(plan)
 
 
 def extend(campaign_id: int) -> tuple[Campaign, dict[str, int]]:
@@ -165,11 +209,22 @@ def _dataset(options: dict[str, Any]) -> Dataset:
         raise CommandError(f"no dataset named {options['dataset']!r}") from error
 
 
+# Options that choose pairs or settings themselves, which --like takes from the other campaign.
+NOT_WITH_LIKE = ("sample", "half_width", "category_half_width", "gold_ids", "active")
+
+
 def run(options: dict[str, Any]) -> Campaign:
     """The command's work, callable from tests with the parsed options."""
-    dataset = _dataset(options)
     if not options.get("name"):
         raise CommandError("--name is required")
+    users = _members(options)
+    campaign = _like(options) if options.get("like") is not None else _create(options)
+    for user in users:
+        add_member(campaign, user)
+    return campaign
+
+
+def _members(options: dict[str, Any]) -> list[User]:
     usernames = _names(options.get("annotators") or "")
     users = {user.username: user for user in User.objects.filter(username__in=usernames)}
     unknown = [name for name in usernames if name not in users]
@@ -178,6 +233,34 @@ def run(options: dict[str, Any]) -> Campaign:
             f"unknown users: {', '.join(unknown)} (create their accounts with "
             "`manage.py add_annotators --campaign ID NAME ...` once the campaign exists)"
         )
+    return [users[name] for name in usernames]
+
+
+def _like(options: dict[str, Any]) -> Campaign:
+    """``--like N``: a campaign set up like campaign N (``campaigns/copies.py``)."""
+    source = Campaign.objects.filter(pk=options["like"]).first()
+    if source is None:
+        raise CommandError(f"no campaign with id {options['like']}")
+    clashing = [f"--{name.replace('_', '-')}" for name in NOT_WITH_LIKE if options.get(name)]
+    if clashing:
+        raise CommandError(f"--like takes the pairs from campaign {source.pk}: drop {clashing[0]}")
+    if options.get("dataset") and options["dataset"] != source.dataset.name:
+        raise CommandError(
+            f"campaign {source.pk} is over dataset {source.dataset.name!r}, "
+            f"not {options['dataset']!r}"
+        )
+    external = bool(options.get("external"))
+    try:
+        campaign = campaign_like(source, options["name"], external=external)
+        if options.get("activate"):
+            set_status(campaign, Campaign.Status.ACTIVE)
+    except CampaignSetupError as error:
+        raise CommandError(str(error)) from error
+    return campaign
+
+
+def _create(options: dict[str, Any]) -> Campaign:
+    dataset = _dataset(options)
     settings: dict[str, Any] = {}
     if options.get("quota") is not None:
         settings["quota_per_annotator"] = options["quota"]
@@ -194,6 +277,7 @@ def run(options: dict[str, Any]) -> Campaign:
             k=options.get("k", 3),
             sample=options.get("sample"),
             sample_targets=sample_targets(options),
+            sample_design=sample_design(options),
             gold_pair_ids=_names(options.get("gold_ids") or ""),
             gold_rate=options.get("gold_rate", 0.0),
             seed=options.get("seed", 0),
@@ -203,6 +287,4 @@ def run(options: dict[str, Any]) -> Campaign:
         )
     except (CampaignSetupError, SamplePlanError) as error:
         raise CommandError(str(error)) from error
-    for name in usernames:
-        add_member(campaign, users[name])
     return campaign

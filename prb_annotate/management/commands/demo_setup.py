@@ -1,6 +1,8 @@
 """Demo data for a first look: the demo dataset, four users and an active campaign for them (with
 two practice pairs and a three-pair qualification before its queue, a quota and the app's own
-completion page, so a participant of its study link finishes), plus a finished campaign over
+completion page, so a participant of its study link finishes), a Korean campaign over the same
+pairs (its instructions and consent in Korean, English as their translation), plus a finished
+campaign over
 the same pairs answered by simulated annotators (see ``prb_annotate/simulation/``), audited and
 scored with the three built-in baselines (length, profile overlap, random), so that its
 evaluations page shows a leaderboard; a third, external campaign whose answers are imported from
@@ -12,6 +14,7 @@ Safe to run again: existing rows are kept, demo passwords are reset to the print
 """
 
 import tempfile
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +30,7 @@ from prb_annotate.campaigns.external.importing import import_answer_path
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign
 from prb_annotate.datasets.importing import import_path
 from prb_annotate.exports.export import export_split
-from prb_annotate.formatting import percent
+from prb_annotate.formats.numbers import percent
 from prb_annotate.models import Campaign, Dataset, EvaluationRun
 from prb_annotate.simulation.demo import (
     PLANNED_CAMPAIGN,
@@ -49,6 +52,8 @@ DEMO_CAMPAIGN = "PRB demo validation"
 IMPORTED_CAMPAIGN = "PRB demo, answers imported from the simulated campaign's export"
 # The demo campaign takes participants of this (made-up) Prolific study only.
 DEMO_STUDY_ID = "demo-study"
+# The pay the demo study states (settings page, Joining), which its paper repeats.
+DEMO_PAY: dict[str, Any] = {"pay_amount": Decimal("9.00"), "pay_currency": "GBP", "pay_per": "hour"}
 # Each participant of the demo campaign answers this many pairs, then goes to the app's own
 # completion page (a real study points the completion URL at Prolific's).
 DEMO_QUOTA = 5
@@ -77,6 +82,30 @@ DEMO_GUIDELINES = """\
 
 Flag a pair as unusable if it is broken (truncated text, wrong language, offensive content).
 """
+
+# The Korean campaign: the same pairs, its own instructions and consent in Korean, and the
+# English ones as its translation for a participant who chooses English (docs/i18n.md).
+KOREAN_CAMPAIGN = "PRB 데모 검증 (한국어)"
+KOREAN_STUDY_ID = "demo-study-ko"
+KOREAN_GUIDELINES = """\
+## 응답 쌍을 평가하는 방법
+
+1. **각 응답을 따로 평가하세요.** 이 사용자의 취향은 생각하지 말고 정확성, 관련성, 유용성을
+   각각 점수로 매깁니다. 누구에게 주어도 괜찮다고 생각되면 4점이나 5점을 주세요.
+2. **이 사용자에게 더 잘 맞는 응답을 고르세요.** 사용자의 루브릭, 직접 쓴 설명, 지난 게시물을
+   근거로 판단합니다.
+3. **두 응답을 가르는 주된 차이를 고르세요.** 개인 취향(둘 다 좋지만 이 사용자가 중시하는 문체,
+   깊이, 어조, 초점이 다름), 전반적 품질(한쪽이 그냥 더 못함), 둘 다, 실질적 차이 없음 중에서
+   고릅니다.
+
+텍스트가 잘렸거나, 다른 언어로 쓰였거나, 불쾌한 내용이 있는 등 쌍이 깨져 있으면 사용 불가로
+표시하세요.
+"""
+KOREAN_CONSENT = (
+    "이 연구는 시연용입니다. 답변은 이름이 아닌 가명으로 보관되며, 데모 데이터셋을 검증하는 "
+    "데에만 쓰입니다.\n\n"
+    "언제든지 그만둘 수 있으며, 그때까지 답한 내용은 보관됩니다."
+)
 
 
 def ensure_user(username: str, password: str, *, staff: bool = False) -> User:
@@ -116,20 +145,18 @@ class Command(BaseCommand):
         annotators = [ensure_user(name, password) for name, password in DEMO_ANNOTATORS]
 
         base = f"http://{options['address']}"
-        campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).first()
-        if campaign is None:
-            campaign = create_campaign(
-                dataset,
-                DEMO_CAMPAIGN,
-                k=3,
-                seed=2026,
-                created_by=manager,
-                guidelines=DEMO_GUIDELINES,
-                prolific_study_id=DEMO_STUDY_ID,
-                consent_text=DEMO_CONSENT,
-                activate=True,
-                **qualification_settings(DEMO_QUALIFICATION),
-            )
+        record_site_url(base)
+        campaign = demo_campaign(
+            dataset,
+            DEMO_CAMPAIGN,
+            manager,
+            seed=2026,
+            guidelines=DEMO_GUIDELINES,
+            prolific_study_id=DEMO_STUDY_ID,
+            consent_text=DEMO_CONSENT,
+            **DEMO_PAY,
+            **qualification_settings(DEMO_QUALIFICATION),
+        )
         # Again on every run: the completion page is on the address served this time.
         campaign.quota_per_annotator = campaign.quota_per_annotator or DEMO_QUOTA
         campaign.completion_url = f"{base}{reverse('completed')}"
@@ -142,7 +169,10 @@ class Command(BaseCommand):
         planned = Campaign.objects.filter(name=PLANNED_CAMPAIGN).first()
         if planned is None:
             planned = create_planned_campaign(dataset, manager, options["flaws"])
+        # Last, so that the other campaigns keep the numbers the README gives them.
+        korean = self.korean_campaign(dataset, manager, base)
         self.print_logins(campaign, simulated, base)
+        self.print_korean(korean, base)
         self.stdout.write(
             f"Campaign #{imported.pk} '{imported.name}' is external: its answers are campaign "
             f"#{simulated.pk}'s annotations export, imported (its audit matches #{simulated.pk}'s)."
@@ -150,6 +180,34 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Campaign #{planned.pk} '{planned.name}' is {planned.status}: a planned sample and "
             "a simulated model annotator (its audit shows the prediction-powered estimate)."
+        )
+
+    def korean_campaign(self, dataset: Dataset, manager: User, base: str) -> Campaign:
+        """The demo's Korean campaign: its participants read every page in Korean unless they
+        choose English in the header, which shows its English instructions."""
+        campaign = demo_campaign(
+            dataset,
+            KOREAN_CAMPAIGN,
+            manager,
+            seed=2027,
+            language="ko",
+            guidelines=KOREAN_GUIDELINES,
+            consent_text=KOREAN_CONSENT,
+            translations={"en": {"guidelines": DEMO_GUIDELINES, "consent_text": DEMO_CONSENT}},
+            prolific_study_id=KOREAN_STUDY_ID,
+            quota_per_annotator=DEMO_QUOTA,
+        )
+        campaign.completion_url = f"{base}{reverse('completed')}"
+        campaign.save(update_fields=["completion_url"])
+        add_member(campaign, manager, role="manager")
+        return campaign
+
+    def print_korean(self, campaign: Campaign, base: str) -> None:
+        ids = DEMO_PARTICIPANT.replace(DEMO_STUDY_ID, KOREAN_STUDY_ID)
+        study = f"{base}{reverse('join', args=[campaign.invite_token])}?{ids}"
+        self.stdout.write(
+            f"Campaign #{campaign.pk} '{campaign.name}' speaks Korean to its participants "
+            f"(the header's chooser switches language): {study}"
         )
 
     def simulated_campaign(self, dataset: Dataset, manager: User, flaws: Path) -> Campaign:
@@ -198,7 +256,7 @@ class Command(BaseCommand):
         )
         write(
             f"Its human-evaluation section for a paper (tables, methods, references, figures): "
-            f"python manage.py audit --campaign {simulated.pk} --format latex --out paper/"
+            f"python manage.py audit --campaign {simulated.pk} --format latex --out out/paper/"
         )
         write(f"Open {base}/ and log in as:")
         write(f"  manager    {DEMO_MANAGER[0]} / {DEMO_MANAGER[1]}   (datasets, dashboard, audit)")
@@ -215,3 +273,23 @@ class Command(BaseCommand):
         )
         write(f"Participants finish at the campaign's completion page: {campaign.completion_url}")
         write("")
+
+
+def record_site_url(base: str) -> None:
+    """Keep the address the demo is served at, so that the commands run beside it print links
+    on that port (settings.SITE_URL reads it back when PRB_SITE_URL is not set)."""
+    settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+    (settings.DATA_DIR / settings.SITE_URL_FILE).write_text(base + "\n")
+
+
+def demo_campaign(
+    dataset: Dataset, name: str, manager: User, *, seed: int, **settings: Any
+) -> Campaign:
+    """The demo campaign called ``name``: made the first time (three answers a pair, active),
+    kept as it is on later runs."""
+    campaign = Campaign.objects.filter(name=name).first()
+    if campaign is None:
+        campaign = create_campaign(
+            dataset, name, k=3, seed=seed, created_by=manager, activate=True, **settings
+        )
+    return campaign

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from prb_annotate.campaigns.evaluating import accuracy_rows, evaluate_campaign
 from prb_annotate.campaigns.model_annotator import annotate_campaign
-from prb_annotate.formatting import percent
+from prb_annotate.formats.numbers import percent
 from prb_annotate.models import Campaign
 
 
@@ -18,8 +18,18 @@ class Command(BaseCommand):
     help = "Score a campaign's validated / excluded / all pairs with a reward model."
 
     def add_arguments(self, parser: CommandParser) -> None:
+        # evaluation/ is loaded by the command that runs, not by listing the commands.
+        from evaluation.endpoint import add_endpoint_options
+        from evaluation.self_check import add_self_check_arguments
+
         parser.add_argument("--campaign", type=int, required=True)
         parser.add_argument("--model", required=True, help="local folder or hub id")
+        parser.add_argument(
+            "--name",
+            default=None,
+            help="the run's name on the pages and in the paper (default: the model's, a "
+            "folder's base name, never its path; a name already taken is refused)",
+        )
         parser.add_argument("--subset", choices=["validated", "excluded", "all"], default="all")
         parser.add_argument("--mode", choices=["question", "profile"], default="question")
         parser.add_argument("--top-k", type=int, default=10)
@@ -28,17 +38,7 @@ class Command(BaseCommand):
         parser.add_argument("--dtype", default=None)
         parser.add_argument("--max-batch-tokens", type=int, default=None)
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument(
-            "--self-check",
-            type=int,
-            default=0,
-            metavar="N",
-            help="also score N pairs one at a time and compare with the batched scores; a "
-            "decision that flips fails the run (nothing is stored)",
-        )
-        parser.add_argument(
-            "--allow-flips", action="store_true", help="store a run whose self-check found flips"
-        )
+        add_self_check_arguments(parser, failing=" (nothing is stored)", kept="store")
         parser.add_argument(
             "--as-annotator",
             action="store_true",
@@ -57,6 +57,7 @@ class Command(BaseCommand):
             default=None,
             help="with --as-annotator: prompt template file (default: the project's own)",
         )
+        add_endpoint_options(parser, needs="with --judge: ")
 
     def handle(self, *args: Any, **options: Any) -> None:
         campaign = Campaign.objects.filter(pk=options["campaign"]).first()
@@ -64,6 +65,8 @@ class Command(BaseCommand):
             raise CommandError(f"no campaign with id {options['campaign']}")
         from evaluation.errors import EvaluationError
 
+        if options["judge_endpoint"] and not options["judge"]:
+            raise CommandError("--judge-endpoint serves a judge: add --judge")
         if options["as_annotator"]:
             self._annotate(campaign, options)
             return
@@ -75,6 +78,7 @@ class Command(BaseCommand):
             run = evaluate_campaign(
                 campaign,
                 subset=options["subset"],
+                name=options["name"],
                 judge=options["judge"],
                 self_check=options["self_check"],
                 allow_flips=options["allow_flips"],
@@ -82,7 +86,8 @@ class Command(BaseCommand):
             )
         except (EvaluationError, ValueError) as error:
             raise CommandError(str(error)) from error
-        self.stdout.write(f"Run #{run.pk}: {run.model_name} on campaign {campaign.pk}")
+        marks = " (random weights: its scores mean nothing)" if run.random_weights else ""
+        self.stdout.write(f"Run {run.pk}, named {run.name!r}{marks}, on campaign {campaign.pk}")
         adjudicated = run.summary.get("audit", {}).get("adjudicated_pairs", 0)
         self.stdout.write(
             f"  subsets from the audit's verdicts; {adjudicated} pair(s) adjudicated by a manager"
@@ -133,5 +138,18 @@ MODEL_OPTIONS = ("model", "mode", "top_k", "device", "dtype", "max_batch_tokens"
 
 
 def model_options(options: dict[str, Any]) -> dict[str, Any]:
-    """How to load and run the model: the same for a scoring run and a model annotator."""
-    return {name: options[name] for name in MODEL_OPTIONS}
+    """How to load and run the model: the same for a scoring run and a model annotator; a
+    judge behind an endpoint is asked there instead (``evaluation/endpoint.py``)."""
+    chosen = {name: options[name] for name in MODEL_OPTIONS}
+    if options.get("judge_endpoint"):
+        from evaluation.endpoint import Endpoint  # plain Python, no torch
+
+        chosen["endpoint"] = Endpoint(
+            url=options["judge_endpoint"],
+            model=options["judge_model"],
+            api_key_env=options["api_key_env"],
+            concurrency=options["concurrency"],
+            retries=options["retries"],
+            timeout=options["timeout"],
+        )
+    return chosen

@@ -5,8 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from prb_annotate.logins import unlock, unlock_all
 from prb_annotate.models import FailedLogin
+from prb_annotate.security.logins import unlock, unlock_all
 
 
 class Command(BaseCommand):

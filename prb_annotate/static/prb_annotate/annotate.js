@@ -8,6 +8,14 @@
 (function () {
   "use strict";
 
+  // The page's language comes from Django's JavaScript catalogue (/jsi18n/, loaded before this
+  // script); without it the words stay English.
+  var gettext = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\(\w+\)s/g, function (match) { return String(values[match.slice(2, -2)]); });
+  };
+
   var form = document.getElementById("annotation-form");
   if (!form) return;
   document.documentElement.classList.add("js");
@@ -29,6 +37,9 @@
   var panelNav = document.getElementById("panel-nav");
   var panelToggle = document.getElementById("panel-toggle");
   var narrow = window.matchMedia("(max-width: 899px)");
+  // A touch screen has no Space key to read on with: its messages say "scroll" instead.
+  var touchOnly = window.matchMedia("(hover: none) and (pointer: coarse)");
+  var beforeShortcuts = null; // the element that had the focus when ? opened the shortcuts
   var texts = document.getElementById("texts");
   var submitting = false;
 
@@ -67,20 +78,20 @@
   }
 
   // --- the length of each answer ------------------------------------------------------
-  // A long answer scrolls inside its own pane; its length says how much there is to read, and
-  // the note changes once the annotator has scrolled to its end.
+  // A long answer scrolls inside its own pane; its length (and time to read) says how much there
+  // is to read, and the note changes once the annotator has scrolled to its end.
   Array.prototype.forEach.call(document.querySelectorAll("[data-length-of]"), function (label) {
     var pane = document.getElementById(label.dataset.lengthOf);
     if (!pane) return;
-    var words = (pane.textContent.trim().match(/\S+/g) || []).length;
-    var base = words.toLocaleString("en") + (words === 1 ? " word" : " words");
+    // Counted by the server: words, or characters in scripts without spaces between words.
+    var base = label.dataset.length;
     function update() {
       if (pane.scrollHeight <= pane.clientHeight + 2) {
         label.textContent = "· " + base;
       } else if (pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 4) {
-        label.textContent = "· " + base + " · read to the end";
+        label.textContent = "· " + base + " · " + gettext("read to the end");
       } else {
-        label.textContent = "· " + base + " · scroll inside to read it all";
+        label.textContent = "· " + base + " · " + gettext("scroll inside to read it all");
       }
     }
     update();
@@ -218,7 +229,7 @@
   }
   function countAnswers() {
     var done = groups.length - missingGroups().length;
-    answeredCount.textContent = done + " of " + groups.length + " answered";
+    answeredCount.textContent = interpolate(gettext("%(done)s of %(total)s answered"), { done: done, total: groups.length }, true);
   }
 
   // Scroll the panel, and only the panel, so that the element shows below its sticky head.
@@ -297,17 +308,16 @@
   function digitKey(target, key) {
     var group = groupOf(target) || active || missingGroups()[0] || null;
     if (!group) {
-      say("Every question is answered, so digits have nothing to rate. Press Tab or click a question to change an answer.");
+      say(gettext("Every question is answered, so digits have nothing to rate. Press Tab or click a question to change an answer."));
       return;
     }
     var option = optionForDigit(group, Number(key));
     if (option) {
       answer(group, option);
     } else if (isRating(group)) {
-      say("There is no rating " + key + ": ratings go from 1 to " + radiosOf(group).length + ".");
+      say(interpolate(gettext("There is no rating %(key)s: ratings go from 1 to %(high)s."), { key: key, high: radiosOf(group).length }, true));
     } else {
-      say("“" + labelOf(group) + "” has " + radiosOf(group).length + " answers: press 1 to " +
-        radiosOf(group).length + ", or its letter.");
+      say(interpolate(gettext("“%(question)s” has %(count)s answers: press 1 to %(count)s, or its letter."), { question: labelOf(group), count: radiosOf(group).length }, true));
     }
   }
 
@@ -319,7 +329,7 @@
     }
     if (key === "f") {
       flag.checked = !flag.checked;
-      say(flag.checked ? "Item flagged as unusable (F again to unflag)." : "Flag removed.");
+      say(flag.checked ? gettext("Item flagged as unusable (F again to unflag).") : gettext("Flag removed."));
     } else if (key === "c") {
       if (narrow.matches) {
         // The compact bar keeps to one line of answers: the comment box opens the whole panel.
@@ -330,7 +340,7 @@
       reveal(comment);
     } else if (key === "s") {
       if (!skipReason) {
-        say("You are revising a submitted item: it cannot be skipped. Change your answers or go back to the current item.");
+        say(gettext("You are revising a submitted item: it cannot be skipped. Change your answers or go back to the current item."));
         return true;
       }
       expand(true);
@@ -340,16 +350,39 @@
       window.open(guidelines.href, "_blank", "noopener");
     } else if (key === "r") {
       if (previousItem) window.location.assign(previousItem.href);
-      else say("There is no earlier item to go back to yet.");
+      else say(gettext("There is no earlier item to go back to yet."));
     } else if (key === "j" || key === "k") {
       scrollTexts(document.activeElement, key === "k" ? -1 : 1, false);
     } else if (key === "?") {
-      shortcuts.scrollIntoView({ block: "start" });
-      shortcuts.focus({ preventScroll: true });
+      toggleShortcuts();
     } else {
       return false;
     }
     return true;
+  }
+
+  // The shortcuts open over the page, so that neither the texts pane nor the page scrolls;
+  // Esc (or ? again) closes them and gives the focus back where it was.
+  function toggleShortcuts() {
+    if (shortcuts.classList.contains("is-open")) {
+      closeShortcuts();
+      return;
+    }
+    beforeShortcuts = document.activeElement;
+    shortcuts.classList.add("is-open");
+    shortcuts.focus({ preventScroll: true });
+  }
+  function closeShortcuts() {
+    shortcuts.classList.remove("is-open");
+    if (beforeShortcuts && beforeShortcuts.focus) beforeShortcuts.focus({ preventScroll: true });
+    beforeShortcuts = null;
+  }
+  var shortcutsLink = document.getElementById("shortcuts-link");
+  if (shortcutsLink) {
+    shortcutsLink.addEventListener("click", function (event) {
+      event.preventDefault();
+      toggleShortcuts();
+    });
   }
 
   function isTyping(element) {
@@ -371,6 +404,11 @@
       // The compact bar shows one question: Tab moves to the next one, not past the hidden ones.
       event.preventDefault();
       step(event.shiftKey ? -1 : 1);
+      return;
+    }
+    if (event.key === "Escape" && shortcuts.classList.contains("is-open")) {
+      event.preventDefault();
+      closeShortcuts();
       return;
     }
     if (isTyping(target)) {
@@ -395,7 +433,7 @@
         event.preventDefault();
         trySubmit();
       } else if (target === document.body || target.classList.contains("response-text")) {
-        say("Enter submits from an answer; Ctrl+Enter submits from anywhere.");
+        say(gettext("Enter submits from an answer; Ctrl+Enter submits from anywhere."));
       }
       return;
     }
@@ -405,20 +443,23 @@
     if (/^[0-9]$/.test(key)) {
       digitKey(target, key);
     } else if (!letterKey(key)) {
-      say("“" + event.key + "” is not a shortcut on this page. Press ? to see the keys.");
+      say(interpolate(gettext("“%(key)s” is not a shortcut on this page. Press ? to see the keys."), { key: event.key }, true));
     }
   });
 
   // --- submit -----------------------------------------------------------------------------
+  function missingText(count) {
+    return interpolate(ngettext("%(count)s answer is missing.", "%(count)s answers are missing.", count),
+      { count: count }, true);
+  }
+
   function showMissing() {
     var missing = missingGroups();
     groups.forEach(function (group) {
       group.classList.toggle("missing", missing.indexOf(group) !== -1);
     });
     if (missing.length) {
-      statusLine.textContent = missing.length === 1
-        ? "1 answer is missing."
-        : missing.length + " answers are missing.";
+      statusLine.textContent = missingText(missing.length);
       focusGroup(missing[0]);
     }
     return missing.length;
@@ -442,11 +483,14 @@
       // Asked once: the next submit goes through, read or not.
       event.preventDefault();
       readingAsked = true;
-      var which = unread.length === 2 ? "either response" : "response " + unread[0];
-      var question = "Less than half of " + which + " has been on screen. Submit again to send " +
-        "your answers anyway, or read on first (Space scrolls the texts).";
-      statusLine.textContent = question;
-      say(question);
+      var unseen = unread.length === 2
+        ? gettext("Less than half of either response has been on screen.")
+        : interpolate(gettext("Less than half of response %(side)s has been on screen."), { side: unread[0] }, true);
+      var readOn = touchOnly.matches
+        ? gettext("Submit again to send your answers anyway, or scroll through the texts first.")
+        : gettext("Submit again to send your answers anyway, or read on first (Space scrolls the texts).");
+      // Said once, beside the button (not in the key message, which would cover it).
+      statusLine.textContent = unseen + " " + readOn;
       return;
     }
     submitting = true;
@@ -467,7 +511,7 @@
       group.classList.remove("missing");
       if (statusLine.textContent) {
         var left = missingGroups().length;
-        statusLine.textContent = left ? left + (left === 1 ? " answer is" : " answers are") + " missing." : "";
+        statusLine.textContent = left ? missingText(left) : "";
       }
     }
   });
@@ -495,7 +539,7 @@
   function expand(open) {
     panel.classList.toggle("is-compact", narrow.matches && !open);
     panelToggle.setAttribute("aria-expanded", open ? "true" : "false");
-    panelToggle.textContent = open ? "Less" : "All";
+    panelToggle.textContent = open ? gettext("Less") : gettext("All");
     if (active) reveal(active);
   }
   function step(direction) {

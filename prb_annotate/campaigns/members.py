@@ -1,0 +1,129 @@
+"""A campaign's members, repaired from the dashboard: remove an annotator, and give an account
+that never set its password a new "set your password" link; and a study participant who
+returns the study.
+
+Removing an annotator ends their membership and frees the items they hold at once (their
+reservations expire now instead of by the clock). Their submitted answers stay in the database
+either way; the manager chooses whether the audit keeps them (``KEEP``) or leaves them out
+(``LEAVE_OUT``: an exclusion with its reason, as the dashboard's exclusion makes, so that
+replacement slots open for their pairs and the exclusion can be lifted later).
+
+A new link is the one ``add_annotators`` gives (``set_password_path``): it works once, for
+``PASSWORD_RESET_TIMEOUT`` at most. Only for an annotator of the campaign whose account has no
+usable password, is no staff account, and was made by a manager rather than through a link
+(those accounts have no password by design).
+"""
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from prb_annotate.audit.exclusions import exclude_annotator
+from prb_annotate.campaigns.accounts import AddedAnnotator, link_for
+from prb_annotate.models import (
+    AnnotatorExclusion,
+    Assignment,
+    Campaign,
+    Membership,
+    Participant,
+)
+
+KEEP = "keep"
+LEAVE_OUT = "leave_out"
+ANSWER_CHOICES = {
+    KEEP: "keep their answers in the audit",
+    LEAVE_OUT: "leave their answers out of the audit",
+}
+REMOVAL_REASON = "removed from the campaign"
+
+
+class MemberError(ValueError):
+    """The change cannot be made; nothing was written. ``field`` names what was wrong."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class RemovedMember:
+    username: str
+    answers: str  # KEEP or LEAVE_OUT
+    submitted: int  # their submitted answers, kept in the database either way
+    freed: int  # reservations freed now
+    left_out: bool  # their answers are out of the audit now
+
+    @property
+    def statement(self) -> str:
+        """What the removal did, said on the page and in the API's answer."""
+        answers = f"{self.submitted} answer{'s' if self.submitted != 1 else ''}"
+        audit = "are left out of the audit" if self.left_out else "stay in the audit"
+        freed = f"{self.freed} reserved item{'s' if self.freed != 1 else ''}"
+        return f"{self.username} is no longer a member: their {answers} {audit}; {freed} freed."
+
+
+def _annotator_membership(campaign: Campaign, user: User) -> Membership:
+    membership = Membership.objects.filter(campaign=campaign, user=user).first()
+    if membership is None or membership.role != Membership.Role.ANNOTATOR:
+        raise MemberError(
+            "annotator", f"{user.get_username()} is not an annotator of this campaign."
+        )
+    return membership
+
+
+def remove_member(
+    campaign: Campaign, user: User, answers: str, *, by: User | None
+) -> RemovedMember:
+    """End the annotator's membership, free their reservations, and keep or leave out their
+    answers as ``answers`` says (MemberError, nothing written, for anything else)."""
+    if answers not in ANSWER_CHOICES:
+        raise MemberError("answers", f"answers must be one of: {', '.join(ANSWER_CHOICES)}.")
+    with transaction.atomic():
+        membership = _annotator_membership(campaign, user)
+        own = Assignment.objects.filter(campaign=campaign, annotator=user)
+        freed = own.filter(status=Assignment.Status.RESERVED).update(
+            status=Assignment.Status.EXPIRED
+        )
+        submitted = own.filter(status=Assignment.Status.SUBMITTED).count()
+        excluded = AnnotatorExclusion.objects.filter(
+            campaign=campaign, annotator=user, lifted_at__isnull=True
+        ).exists()
+        if answers == LEAVE_OUT and not excluded:
+            # Excluded while still a member: the exclusion checks membership.
+            exclude_annotator(campaign, user, REMOVAL_REASON, by=by)
+            excluded = True
+        membership.delete()
+    return RemovedMember(user.get_username(), answers, submitted, freed, excluded)
+
+
+def reissue_set_password_link(campaign: Campaign, user: User, *, site: str) -> AddedAnnotator:
+    """A new one-time "set your password" link for an annotator who has not set a password
+    (mailed as well where email is configured). MemberError when the account cannot have one."""
+    _annotator_membership(campaign, user)
+    name = user.get_username()
+    if user.is_staff or user.is_superuser:
+        raise MemberError("annotator", f"{name} is a staff account; it is managed in the admin.")
+    if Participant.objects.filter(user_id=user.pk).exists():
+        raise MemberError(
+            "annotator", f"{name} joined through a link and signs in through it, not a password."
+        )
+    if user.has_usable_password():
+        raise MemberError("annotator", f"{name} has set a password already; they log in with it.")
+    return link_for(user, campaign, site)
+
+
+def study_participant(campaign: Campaign, user: User) -> bool:
+    """The account came through the campaign's study link (a Prolific participant); sign-up
+    accounts carry a ``signup:`` id and are no study's."""
+    row = Participant.objects.filter(user_id=user.pk, campaign=campaign).first()
+    return row is not None and not row.participant_id.startswith("signup:")
+
+
+def return_study(campaign: Campaign, user: User) -> RemovedMember:
+    """A study participant returns the study (as Prolific's "return" does): their reserved
+    items go back to the queue at once, not when the reservation times out, and their
+    membership ends; what they submitted stays in the audit. MemberError for anyone else."""
+    if not study_participant(campaign, user):
+        raise MemberError("annotator", "Only a study participant can return the study.")
+    return remove_member(campaign, user, KEEP, by=None)

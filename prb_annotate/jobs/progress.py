@@ -1,0 +1,113 @@
+"""A running job's side of its row: progress, log lines, heartbeat and cancellation (what a
+stopped heartbeat leads to is in ``running.recover_stale_jobs``).
+
+Every write is an ``UPDATE`` of named columns, so the worker and a manager cancelling from a page
+never overwrite each other's fields."""
+
+import threading
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import DatabaseError, close_old_connections, connection
+from django.utils import timezone
+
+from prb_annotate.models import Campaign, Job
+
+ACTIVE = (Job.Status.QUEUED, Job.Status.RUNNING)
+
+
+class JobCancelled(Exception):
+    """A manager cancelled the job; the work stops at its next step."""
+
+
+def campaign_of(job: Job) -> Campaign:
+    """The campaign of a job whose kind works on one (all but a dataset import)."""
+    if job.campaign is None:
+        raise ValueError(f"A {job.kind} job needs a campaign.")
+    return job.campaign
+
+
+def log(job: Job, line: str) -> None:
+    """Append one line to the job's log (kept in the row, shown on its page)."""
+    job.log += f"{timezone.now():%H:%M:%S} {line}\n"
+    write(job, log=job.log)
+
+
+def step(job: Job, done: int, total: int, line: str) -> None:
+    """Record progress (``done`` of ``total`` steps) and a log line; stop if cancelled."""
+    if Job.objects.filter(pk=job.pk, status=Job.Status.CANCELLED).exists():
+        raise JobCancelled()
+    job.done, job.total = done, total
+    job.log += f"{timezone.now():%H:%M:%S} {line}\n"
+    write(job, done=done, total=total, log=job.log, heartbeat_at=timezone.now())
+
+
+def write(job: Job, **fields: object) -> None:
+    """Write the job's fields, or, inside the work's own transaction (an import's), hand them to
+    the heartbeat thread: written here they would wait for the work's commit, and lock the row
+    the heartbeat writes."""
+    beating = Heartbeat.running.get(job.pk)
+    if connection.in_atomic_block and beating is not None:
+        beating.hand_over(fields)
+        return
+    Job.objects.filter(pk=job.pk).update(**fields)
+
+
+def lease() -> timedelta:
+    return timedelta(seconds=settings.PRB_JOB_LEASE_S)
+
+
+class Heartbeat:
+    """Writes the job's heartbeat every third of the lease while the work runs, and the progress
+    the work hands over from inside a transaction, from a thread with its own database
+    connection; a killed worker stops writing it. A write that fails (SQLite is locked while an
+    import writes) is tried again at the next beat."""
+
+    running: dict[int, "Heartbeat"] = {}
+
+    def __init__(self, job_id: int) -> None:
+        self.job_id = job_id
+        self.stopped = threading.Event()
+        self.woken = threading.Event()
+        self.lock = threading.Lock()
+        self.handed: dict[str, object] = {}
+        self.thread = threading.Thread(target=self.beat, daemon=True)
+
+    def hand_over(self, fields: dict[str, object]) -> None:
+        with self.lock:
+            self.handed.update(fields)
+        self.woken.set()
+
+    def beat(self) -> None:
+        try:
+            while not self.stopped.is_set():
+                self.woken.wait(lease().total_seconds() / 3)
+                self.woken.clear()
+                self.write_beat()
+        finally:
+            connection.close()
+
+    def write_beat(self) -> None:
+        with self.lock:
+            fields, self.handed = self.handed, {}
+        try:
+            Job.objects.filter(pk=self.job_id, status=Job.Status.RUNNING).update(
+                **{**fields, "heartbeat_at": timezone.now()}
+            )
+        except DatabaseError:
+            with self.lock:
+                self.handed = {**fields, **self.handed}
+
+    def __enter__(self) -> "Heartbeat":
+        Heartbeat.running[self.job_id] = self
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        self.woken.set()
+        self.thread.join()
+        Heartbeat.running.pop(self.job_id, None)
+        close_old_connections()
+        if self.handed:  # what the work handed over last, now that its transaction is over
+            Job.objects.filter(pk=self.job_id).update(**self.handed)
