@@ -211,8 +211,8 @@ def start_gunicorn(
     env: dict[str, str] | None = None,
     preload: bool = False,
 ) -> subprocess.Popen[bytes]:
-    """gunicorn on 127.0.0.1:``port``, once both workers answer; ``env`` adds variables;
-    ``preload`` loads the app in the master, so a killed worker's replacement is a fork."""
+    """gunicorn on 127.0.0.1:``port``, once it answers (a worker may still be starting); ``env``
+    adds variables; ``preload`` loads the app in the master (a new worker forks)."""
     env = dict(
         os.environ,
         DATABASE_URL=database_url,

@@ -13,7 +13,9 @@ from prb_annotate.web.converters import RowId
 # Before the includes below: every area's patterns use it for row ids.
 register_converter(RowId, "row_id")
 
-# A database error raised outside a view (in a middleware) is a 503 too when it passes.
+# A database error raised outside a view (in a middleware, a session's save) is a 503 too when
+# it passes.
+handler400 = "prb_annotate.db.outage.bad_request"
 handler500 = "prb_annotate.db.outage.server_error"
 
 urlpatterns = [

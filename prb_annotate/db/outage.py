@@ -8,17 +8,21 @@ The failures handled here all pass by themselves:
 - on SQLite, a writer that waited its whole busy timeout for the one write lock ("database is
   locked"), when more writers queue than the timeout covers.
 
-Such a request changed nothing: its transaction rolled back or never began (SQLite's immediate
-transactions take the lock before the first write). The client may send it again; a submit sent
-again with the same client token is stored once, whether or not the first one was.
+Such a request changed nothing the client relies on: its transaction rolled back or never began
+(SQLite's immediate transactions take the lock before the first write), and the answer leaves
+the client's CSRF and session cookies as they were, so the same form sent again is accepted. A
+login cut off half-way may leave a new session row that no cookie names; it expires like any
+other. The client may send it again; a submit sent again with the same client token is stored
+once, whether or not the first one was.
 
 Two places see these errors and both call ``unavailable_response``: the API's exception
 handler (DRF catches what its views raise) and ``DatabaseUnavailableMiddleware`` (the pages,
 and the API's whole-request transaction, which commits outside DRF). ``server_error`` covers
-the rest, an error in a middleware (a session saved after the view). The connection that failed
-is closed when the request ends (Django closes a connection whose errors leave it unusable), and
-``CONN_HEALTH_CHECKS`` checks a kept connection before a request reuses it: the same worker
-processes serve again as soon as the database is back, without a restart.
+an error in a middleware, and ``bad_request`` the session saved after the view (Django reports
+any failed save of an existing session as "the session was deleted", a 400). The connection
+that failed is closed when the request ends (Django closes a connection whose errors leave it
+unusable), and ``CONN_HEALTH_CHECKS`` checks a kept connection before a request reuses it: the
+same worker processes serve again as soon as the database is back, without a restart.
 """
 
 import logging
@@ -77,6 +81,9 @@ def unavailable_response(request: HttpRequest, error: BaseException) -> HttpResp
     or the session would need the database that just failed.
     """
     seconds = retry_after(error)
+    # A login rotates the CSRF cookie before its last write: sent with this answer, the new
+    # cookie would no longer match the form the client sends again (a 403).
+    request.META["CSRF_COOKIE_NEEDS_UPDATE"] = False
     logger.warning("database unavailable: %s %s: %s", request.method, request.path, error)
     response: HttpResponse
     if request.path.startswith(API_PREFIX):
@@ -104,6 +111,25 @@ class DatabaseUnavailableMiddleware:
         if is_unavailable(exception):
             return unavailable_response(request, exception)
         return None
+
+
+def unavailable_cause(error: BaseException) -> BaseException | None:
+    """The passing database error ``error`` was raised while handling, if any."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if is_unavailable(seen):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """``handler400``: a session whose save met a locked or restarting database is a 503 (Django
+    raises "the session was deleted", from the failed save); anything else is Django's 400."""
+    cause = unavailable_cause(exception)
+    if cause is not None:
+        return unavailable_response(request, cause)
+    return defaults.bad_request(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -13,6 +13,7 @@ import os
 import secrets
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -67,9 +68,21 @@ def throwaway_postgres() -> Iterator[ThrowawayPostgres]:
 
 
 def serve(url: str, **options: Any) -> tuple[Any, int]:
+    """gunicorn on a free port, returned once every worker it was asked for is running.
+
+    gunicorn forks its workers a moment apart, and the first answers before the last exists:
+    a test that compares the workers before and after a fault must see all of them first."""
     port = free_port()
     threads = options.pop("threads", default_threads(url))
-    return start_gunicorn(url, port, threads, preload=True, **options), port
+    workers = options.setdefault("workers", 2)
+    server = start_gunicorn(url, port, threads, preload=True, **options)
+    deadline = time.monotonic() + 30
+    while len(worker_pids(server.pid)) < workers:
+        if time.monotonic() > deadline:
+            stop(server)
+            raise RuntimeError(f"gunicorn started {len(worker_pids(server.pid))} of {workers}")
+        time.sleep(0.05)
+    return server, port
 
 
 def stop(server: Any) -> None:
@@ -150,6 +163,13 @@ def test_it_answers_503_while_postgresql_restarts_and_recovers_by_itself(
     assert_exact(during, check)
 
 
+def login_form(base: str, username: str) -> tuple[requests.Session, dict[str, str]]:
+    """A browser session that has read the login page, and the form it would post."""
+    session = requests.Session()
+    token = session.get(f"{base}/login/").cookies["csrftoken"]
+    return session, {"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token}
+
+
 def test_it_answers_503_when_the_sqlite_lock_outlasts_the_busy_timeout(tmp_path: Path) -> None:
     path = tmp_path / "locked.sqlite3"
     url = f"sqlite:///{path}"
@@ -162,16 +182,9 @@ def test_it_answers_503_when_the_sqlite_lock_outlasts_the_busy_timeout(tmp_path:
         api.headers["Authorization"] = f"Token {setup['tokens'][0]}"
         assignment = api.post(f"{base}/api/campaigns/{campaign}/next/").json()["assignment"]
         answer = form(assignment)
-        page = requests.Session()
-        login = page.get(f"{base}/login/").cookies["csrftoken"]
-        page.post(
-            f"{base}/login/",
-            data={
-                "username": setup["page_users"][0],
-                "password": PASSWORD,
-                "csrfmiddlewaretoken": login,
-            },
-        )
+        page, credentials = login_form(base, setup["page_users"][0])
+        page.post(f"{base}/login/", data=credentials)
+        second, second_credentials = login_form(base, setup["page_users"][0])
         shown = page.get(f"{base}/c/{campaign}/").text
         page_answer = form(0)
         page_answer["client_token"] = shown.split('name="client_token" value="')[1].split('"')[0]
@@ -184,6 +197,9 @@ def test_it_answers_503_when_the_sqlite_lock_outlasts_the_busy_timeout(tmp_path:
         try:
             locked_api = api.post(f"{base}/api/assignments/{assignment}/submit/", json=answer)
             locked_page = page.post(base + action, data=page_answer, allow_redirects=False)
+            locked_login = second.post(
+                f"{base}/login/", data=second_credentials, allow_redirects=False
+            )
         finally:
             holder.execute("ROLLBACK")
             holder.close()
@@ -195,6 +211,11 @@ def test_it_answers_503_when_the_sqlite_lock_outlasts_the_busy_timeout(tmp_path:
         assert locked_page.status_code == 503
         assert locked_page.headers["Retry-After"] == "1"
         assert "Back in a moment" in locked_page.text
+        # A login cut off by the lock keeps the browser's cookies: the same form is accepted.
+        assert locked_login.status_code == 503
+        assert "csrftoken" not in locked_login.cookies
+        relogin = second.post(f"{base}/login/", data=second_credentials, allow_redirects=False)
+        assert relogin.status_code == 302
 
         # Sent again with the same client tokens once the lock is free: stored, once.
         resent_api = api.post(f"{base}/api/assignments/{assignment}/submit/", json=answer)
