@@ -14,12 +14,12 @@ value of a coefficient is its value on 400,000 simulated pairs of the same pool.
 interval is computed by ``AgreementData.estimates`` as the audit does; "before" is the same
 interval without centring (``Bootstrap(centring=False)``).
 
-**Marks.** The position mark (``quality.position_deviations``, ``position_tests`` with
-``quality.POSITION_TEST``'s correction, and the A-share test it joins) for an annotator who
-names A on 25, 35 or 50 % of pairs whatever they show, beside six careful ones, and on honest
-pools of 5 to 30 annotators, careful or with error rates from 1 to 10 %; "Holm" is the same
-test Holm-corrected, as the mark was before. And ``quality.agreement_tests`` on honest pools
-whose error rates differ (1-10 %).
+**Marks.** The position mark (``position_test.side_counts``, ``quality.position_tests`` with
+``POSITION_TEST``'s correction, and the A-share test it joins) for an annotator who names A on
+25, 35 or 50 % of pairs whatever they show, beside six careful ones, and on honest pools of 5
+to 30 annotators, careful or with error rates from 1 to 10 %; "Holm" is the same test
+Holm-corrected over every annotator, without the family of those who could show a lean. And
+``quality.agreement_tests`` on honest pools whose error rates differ (1-10 %).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from prb_annotate.audit import agreement, intervals, quality
+from prb_annotate.audit import agreement, intervals, position_test, quality
 
 DOMAIN = [0.0, 1.0, 2.0]
 POOL_SIZE = 10
@@ -269,8 +269,14 @@ def campaign(
 
 
 def position_marks(codes: np.ndarray, shown_a: np.ndarray) -> tuple[set[int], set[int]]:
-    """(marked by the audit's position mark, marked by the same tests Holm-corrected)."""
-    tests = quality.position_tests(quality.position_deviations(codes, shown_a))
+    """(marked by the audit's position mark, marked by the same test Holm-corrected over every
+    annotator with answers both against and with the others' majority)."""
+    sides = position_test.side_counts(codes, shown_a)
+    tests = quality.position_tests(sides)
+    lean_p = [
+        position_test.lean_p_value(*row) if row[0] + row[1] and row[2] + row[3] else None
+        for row in sides.tolist()
+    ]
     a_answers = ((codes == 0) & shown_a) | ((codes == 1) & ~shown_a)
     b_answers = ((codes == 0) & ~shown_a) | ((codes == 1) & shown_a)
     share_p = [
@@ -278,7 +284,7 @@ def position_marks(codes: np.ndarray, shown_a: np.ndarray) -> tuple[set[int], se
         for a, b in zip(a_answers.sum(axis=1), b_answers.sum(axis=1), strict=True)
     ]
     share_holm = quality.holm(share_p)
-    holm = quality.holm([p_value for p_value, _ in tests])
+    holm = quality.holm(lean_p)
     now, before = set(), set()
     for index, ((_, adjusted), held, old) in enumerate(zip(tests, share_holm, holm, strict=True)):
         if quality.position_marked(adjusted, held, quality.POSITION_P_MARK):

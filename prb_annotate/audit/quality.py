@@ -21,12 +21,12 @@ perfectly and when a campaign has many annotators:
   with the others against everyone else's pooled (:func:`agreement_tests`), Holm-corrected
   across the annotators. A modified z-score is undefined there: one 0.95 beside three 1.00
   scored minus infinity and marked an honest annotator.
-- **position bias**: how often the annotator answers the side the others' majority did not
-  take, by the side that majority is on: a two-sided Fisher exact test of that 2 x 2 table,
-  corrected across the annotators by Tarone's method for discrete tests (``POSITION_TEST``,
-  whose words every page and the bench print); or the exact binomial A-share p-value,
-  Holm-corrected across the annotators, which is also what leaving annotators out reads
-  (``biased_annotators``).
+- **position bias**: whether the annotator's answers against the others' majority met that
+  majority shown on one side more often than their answers with it did: an exact permutation
+  test of the sides, corrected across the annotators who could show a lean (``POSITION_TEST``
+  in ``position_test.py``, whose words every page and the bench print); or the exact binomial
+  A-share p-value, Holm-corrected across the annotators, which is also what leaving annotators
+  out reads (``biased_annotators``).
 - **straight-lining**: one rating everywhere is what a careful annotator gives two excellent
   answers, PRB's premise; it is marked only when another signal (too fast, low gold
   accuracy, disagreement) marks the same annotator.
@@ -51,8 +51,9 @@ from scipy import stats
 from prb_annotate.audit import agreement
 from prb_annotate.audit.annotators import gold_results
 from prb_annotate.audit.phrases import Phrase
+from prb_annotate.audit.position_test import POSITION_TEST, SIDE_COLUMNS, side_counts
 from prb_annotate.audit.questions import NOMINAL_QUESTIONS, question_domain, ratings_matrix
-from prb_annotate.audit.rule import RUBRIC_FIT, counted_annotations
+from prb_annotate.audit.rule import counted_annotations
 from prb_annotate.audit.words import gettext_noop
 
 # Why annotations leave the audit, most decisive first.
@@ -70,7 +71,6 @@ LEFT_OUT_REASONS = {
 
 # The family-wise error rate of the agreement mark across a campaign's annotators.
 AGREEMENT_MARK_P = 0.05
-FIT_CODES = [float(code) for code in range(len(RUBRIC_FIT))]
 # Fixed marks on the other measures (the p-value mark when the campaign sets no threshold).
 POSITION_P_MARK = 0.01
 FAST_SHARE_MARK = 0.5
@@ -122,57 +122,6 @@ HONEST_NOTE = Phrase(
 HONEST_SPREAD = HonestSpread(0.01, 0.10, (4, 10), (100, 400), (0.06, 0.512), (0.44, 0.83))
 
 
-POSITION_WORDS = Phrase(
-    gettext_noop(
-        "%(test)s, corrected across the annotators by %(correction)s (a Bonferroni "
-        "correction over the annotators whose answers could reach the level), p < %(level)s"
-    )
-)
-
-
-@dataclass(frozen=True)
-class PositionTest:
-    """The position mark's test against the others' majority, and the words it is printed with.
-
-    Per annotator, a two-sided Fisher exact test of how often they answer the side the others'
-    majority did not take, when that majority is on B against when it is on A
-    (:func:`position_deviations`). Counterbalancing puts the chosen answer on either side at
-    random, so an honest annotator, careful or not, errs towards A and towards B alike; a
-    position bias errs one way. The annotator's own error rate cancels, so a careless honest
-    annotator is not marked for position.
-
-    Across the annotators, Tarone's (1990) correction for discrete tests: conditional on its
-    table's margins, an annotator's test can reach only a few p-values, and one with two
-    answers against the majority can never go below 0.05. Tarone's family size ``K`` is the
-    smallest k such that at most k annotators could reach ``level`` / k, and the adjusted
-    p-value is ``min(1, K p)``: a Bonferroni correction over the annotators who could be
-    marked at all, which keeps the chance of marking any honest annotator within ``level``
-    (the margins are what the test conditions on). Holm over every annotator paid for the
-    careful ones who could never be marked, and found a 35 % biased annotator beside six
-    careful ones in 44 % of campaigns at 40 answers each (78 % now, bench/agreement_coverage.py).
-    """
-
-    level: float = 0.05
-    test: str = gettext_noop("two-sided Fisher exact test")
-    correction: str = gettext_noop("Tarone's correction for discrete tests")
-    short: str = "Tarone"
-
-    def words(self) -> str:
-        """What the mark tests and how it is corrected, as the pages and rules print it."""
-        return POSITION_WORDS(test=self.test, correction=self.correction, level=self.level)
-
-    def tests(self, deviations: np.ndarray) -> list[tuple[float | None, float | None]]:
-        """Per annotator (a row of :func:`position_deviations`): (p-value, adjusted p-value).
-        None without answers on both sides."""
-        outcomes = [_side_test(*row) for row in deviations.tolist()]
-        family = tarone_family([least for _, least in outcomes], self.level)
-        return [
-            (None, None) if p_value is None else (p_value, min(1.0, family * p_value))
-            for p_value, _ in outcomes
-        ]
-
-
-POSITION_TEST = PositionTest()
 # Each mark's rule: its words (marked for translation) and their figures; ``OUTLIER_RULES`` in
 # English, as the report and the files keep them (a page shows ``Phrase.shown``).
 OUTLIER_RULE_PHRASES: dict[str, tuple[Phrase, dict[str, object]]] = {
@@ -193,9 +142,9 @@ OUTLIER_RULE_PHRASES: dict[str, tuple[Phrase, dict[str, object]]] = {
     "position_bias": (
         Phrase(
             gettext_noop(
-                "leans to one side: answers the side the others' majority did not take more "
-                "often when that majority is on one side than on the other (%(test)s), or "
-                "A-share p-value, Holm-corrected, below %(mark)s (or the campaign's threshold)"
+                "leans to one side: their answers against the others' majority met it shown "
+                "on one side more often than their answers with it did (%(test)s), or A-share "
+                "p-value, Holm-corrected, below %(mark)s (or the campaign's threshold)"
             )
         ),
         {"test": POSITION_TEST.words(), "mark": POSITION_P_MARK},
@@ -264,77 +213,10 @@ def agreement_tests(
     return list(zip(p_values, holm(p_values), strict=True))
 
 
-def position_deviations(codes: np.ndarray, chosen_at_a: np.ndarray) -> np.ndarray:
-    """Per annotator: [answers on A against the others' majority on B, answers whose others'
-    majority is on B, answers on B against a majority on A, answers whose majority is on A].
-
-    ``codes`` is annotators x pairs of rubric-fit codes (0 chosen, 1 rejected, 2 tie, NaN
-    unseen); ``chosen_at_a`` is True where that annotator was shown the chosen answer as A.
-    Only answers whose other annotators have a unique majority for chosen or rejected count.
-    """
-    counts = agreement.value_counts(codes, FIT_CODES)
-    annotators, units = np.nonzero(~np.isnan(codes))
-    own = agreement.codes_in(np.asarray(FIT_CODES), codes[annotators, units])
-    others = counts[units].copy()
-    others[np.arange(len(units)), own] -= 1
-    top = others.max(axis=1)
-    majority = others.argmax(axis=1)
-    counted = (top > 0) & ((others == top[:, None]).sum(axis=1) == 1) & (majority < 2)
-    at_a = chosen_at_a[annotators, units].astype(bool)
-    majority_on_a = (majority == 0) == at_a
-    own_on_a = (own < 2) & ((own == 0) == at_a)
-    own_on_b = (own < 2) & ~((own == 0) == at_a)
-    columns = (
-        counted & ~majority_on_a & own_on_a,
-        counted & ~majority_on_a,
-        counted & majority_on_a & own_on_b,
-        counted & majority_on_a,
-    )
-    return np.stack(
-        [np.bincount(annotators[column], minlength=codes.shape[0]) for column in columns],
-        axis=1,
-    ).astype(np.int64)
-
-
-def position_tests(deviations: np.ndarray) -> list[tuple[float | None, float | None]]:
-    """Per annotator: (p-value, adjusted p-value) that their answers lean to one side, by
-    ``POSITION_TEST`` (see :class:`PositionTest`)."""
-    return POSITION_TEST.tests(deviations)
-
-
-def _side_test(
-    onto_a: int, majority_b: int, onto_b: int, majority_a: int
-) -> tuple[float | None, float | None]:
-    """(two-sided Fisher exact p-value, the smallest p-value any table with these margins
-    could give) for [[onto_a, majority_b - onto_a], [onto_b, majority_a - onto_b]]; None
-    without a majority on both sides."""
-    if majority_a == 0 or majority_b == 0:
-        return None, None
-    support, p_values = fisher_two_sided(majority_b, majority_a, onto_a + onto_b)
-    return float(p_values[support == onto_a][0]), float(p_values.min())
-
-
-def fisher_two_sided(first: int, second: int, total: int) -> tuple[np.ndarray, np.ndarray]:
-    """(every count x the first row can hold, the two-sided Fisher exact p-value of each) for
-    2 x 2 tables with rows of ``first`` and ``second`` and ``total`` in the first column.
-
-    A table's p-value is the probability, under the hypergeometric distribution of x given
-    the margins, of the tables no more likely than it, as ``scipy.stats.fisher_exact`` sums
-    them (the same relative tolerance of 1e-7)."""
-    support = np.arange(max(0, total - second), min(first, total) + 1)
-    chances = stats.hypergeom.pmf(support, first + second, first, total)
-    p_values = np.array([chances[chances <= chance * (1 + 1e-7)].sum() for chance in chances])
-    return support, np.minimum(p_values, 1.0)
-
-
-def tarone_family(least: Sequence[float | None], level: float) -> int:
-    """Tarone's (1990) family size: the smallest k such that at most k of the tests could
-    reach ``level`` / k, given the smallest p-value each can give (None: not a test)."""
-    reachable = sorted(value for value in least if value is not None)
-    family = 1
-    while sum(value <= level / family for value in reachable) > family:
-        family += 1
-    return family
+def position_tests(counts: np.ndarray) -> list[tuple[float | None, float | None]]:
+    """Per annotator (a row of :func:`position_test.side_counts`): (p-value, adjusted p-value)
+    that their answers lean to one side, by ``POSITION_TEST`` (see :mod:`position_test`)."""
+    return POSITION_TEST.tests(counts)
 
 
 def a_share_test(a_answers: int, b_answers: int) -> tuple[float | None, float | None]:
@@ -390,8 +272,8 @@ def annotator_quality(
     matrix = ratings_matrix(rows, fit, names, units)
     loo_agreeing, loo_units = agreement.leave_one_out_counts(matrix, question_domain(fit))
     agreement_p = agreement_tests(loo_agreeing.tolist(), loo_units.tolist())
-    deviations = position_deviations(matrix, shown_chosen_at_a(rows, names, units))
-    position_p = position_tests(deviations)
+    sides = side_counts(matrix, shown_chosen_at_a(rows, names, units))
+    position_p = position_tests(sides)
     gold = gold_results(frame, items)
     rating_columns = [
         column
@@ -427,7 +309,7 @@ def annotator_quality(
                 "agreement_p_holm": agreement_p[index][1],
                 "share_a": share_a,
                 "position_p_value": p_value,
-                "position_against_majority": deviations[index].tolist(),
+                "position_sides": dict(zip(SIDE_COLUMNS, sides[index].tolist(), strict=True)),
                 "position_test_p_value": position_p[index][0],
                 "position_test_p_adjusted": position_p[index][1],
                 "median_seconds": float(times.median()) / 1000 if len(times) else None,
