@@ -68,12 +68,13 @@ def test_the_p_values_are_those_of_every_way_of_showing_the_sides() -> None:
         kinds += ["ac", "wc"]  # at least one answer against and one with the majority
         shown_b = int(rng.integers(0, len(kinds) + 1))
         observed = set(rng.choice(len(kinds), size=shown_b, replace=False).tolist())
-        row = [kinds.count(kind) for kind in ("ac", "ar", "wc", "wr", "u")]
+        ac, ar, wc, wr, u = (kinds.count(kind) for kind in ("ac", "ar", "wc", "wr", "u"))
         met_b = [(index in observed) == kind.endswith("c") for index, kind in enumerate(kinds)]
         against_b = sum(m for m, kind in zip(met_b, kinds, strict=True) if kind[0] == "a")
         with_b = sum(m for m, kind in zip(met_b, kinds, strict=True) if kind[0] == "w")
         expected = enumerated_p_value(kinds, shown_b, observed)
-        assert lean_p_value(*row, shown_b, against_b, with_b) == pytest.approx(expected, abs=1e-12)
+        p_value = lean_p_value(ac, ar, wc, wr, u, shown_b, against_b, with_b)
+        assert p_value == pytest.approx(expected, abs=1e-12)
 
 
 def test_the_family_holds_who_could_show_a_lean_and_bonferroni_spans_it() -> None:
@@ -92,7 +93,8 @@ def test_the_family_holds_who_could_show_a_lean_and_bonferroni_spans_it() -> Non
     tests = POSITION_TEST.tests(counts)
     assert tests[0] == pytest.approx((0.1, 0.2))
     p_value, adjusted = tests[1]
-    assert p_value is not None and p_value < 0.05
+    assert p_value is not None
+    assert p_value < 0.05
     assert adjusted == pytest.approx(2 * p_value)
     assert tests[2] == (None, None)
     assert tests[3] == (None, None)
