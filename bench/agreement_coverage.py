@@ -274,7 +274,7 @@ def position_marks(codes: np.ndarray, shown_a: np.ndarray) -> tuple[set[int], se
     sides = position_test.side_counts(codes, shown_a)
     tests = quality.position_tests(sides)
     lean_p = [
-        position_test.lean_p_value(*row) if row[0] + row[1] and row[2] + row[3] else None
+        position_test.lean_p_value(row) if row[0] + row[1] and row[2] + row[3] else None
         for row in sides.tolist()
     ]
     a_answers = ((codes == 0) & shown_a) | ((codes == 1) & ~shown_a)

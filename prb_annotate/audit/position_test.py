@@ -31,6 +31,7 @@ Pure: numpy and scipy over codes, nothing from the database.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -101,7 +102,7 @@ class PositionTest:
             if not member:
                 results.append((None, None))
                 continue
-            p_value = lean_p_value(*row)
+            p_value = lean_p_value(row)
             results.append((p_value, min(1.0, family * p_value)))
         return results
 
@@ -150,24 +151,15 @@ def side_counts(codes: np.ndarray, chosen_at_a: np.ndarray) -> np.ndarray:
     ).astype(np.int64)
 
 
-def lean_p_value(
-    against_chosen: int,
-    against_rejected: int,
-    with_chosen: int,
-    with_rejected: int,
-    uncounted: int,
-    shown_b: int,
-    against_majority_b: int,
-    with_majority_b: int,
-) -> float:
-    """The exact two-sided permutation p-value of one annotator's lean (the module docstring)."""
-    statistic, chances = lean_distribution(
-        against_chosen, against_rejected, with_chosen, with_rejected, uncounted, shown_b
-    )
+def lean_p_value(counts: Sequence[int]) -> float:
+    """The exact two-sided permutation p-value of one annotator's lean (the module docstring),
+    from their row of :func:`side_counts`."""
+    design = tuple(int(count) for count in counts[:6])
+    statistic, chances = lean_distribution(design)
+    against_chosen, against_rejected, with_chosen, with_rejected = design[:4]
     observed = _lean(
-        against_majority_b, with_majority_b, against_chosen + against_rejected,
-        with_chosen + with_rejected,
-    )  # fmt: skip
+        counts[6], counts[7], against_chosen + against_rejected, with_chosen + with_rejected
+    )
     centre = float((statistic * chances).sum())
     distance = np.abs(statistic - centre)
     edge = abs(observed - centre) * (1 - TOLERANCE) - TOLERANCE
@@ -175,14 +167,7 @@ def lean_p_value(
 
 
 @lru_cache(maxsize=4096)
-def lean_distribution(
-    against_chosen: int,
-    against_rejected: int,
-    with_chosen: int,
-    with_rejected: int,
-    uncounted: int,
-    shown_b: int,
-) -> tuple[np.ndarray, np.ndarray]:
+def lean_distribution(design: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """(every value of the statistic, its chance) over the ways of showing ``shown_b`` of the
     annotator's answers with the chosen answer as B.
 
@@ -190,7 +175,9 @@ def lean_distribution(
     against the majority met on B and ``s`` of those answers shown as B, the chance of
     (x, y) is the sum over s1 + s2 + s3 = ``shown_b`` of P(x, s1) P(y, s2) P(s3), a product of
     three small matrices. The binomials' own probability is ``shown_b`` / n (any value gives
-    the same conditional chances; this one keeps them far from underflow)."""
+    the same conditional chances; this one keeps them far from underflow). ``design`` is the
+    first six counts of :func:`side_counts`, all the permutations depend on."""
+    against_chosen, against_rejected, with_chosen, with_rejected, uncounted, shown_b = design
     total = against_chosen + against_rejected + with_chosen + with_rejected + uncounted
     side = shown_b / total if total else 0.5
     against = _met_on_b(against_chosen, against_rejected, side)

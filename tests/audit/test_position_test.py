@@ -39,9 +39,9 @@ def test_three_against_all_met_on_b_is_one_in_ten() -> None:
     """Six counted answers, three against and three with a majority for the chosen answer, three
     shown as B. The 20 ways of showing three of six as B are equally likely; the statistic is
     (2x - 3) / 3 for x answers against met on B, so |statistic| = 1 only when x is 0 or 3: 2/20."""
-    assert lean_p_value(3, 0, 3, 0, 0, 3, 3, 0) == pytest.approx(0.1, rel=1e-12)
-    assert lean_p_value(3, 0, 3, 0, 0, 3, 0, 3) == pytest.approx(0.1, rel=1e-12)
-    assert lean_p_value(3, 0, 3, 0, 0, 3, 2, 1) == pytest.approx(1.0, rel=1e-12)
+    assert lean_p_value((3, 0, 3, 0, 0, 3, 3, 0)) == pytest.approx(0.1, rel=1e-12)
+    assert lean_p_value((3, 0, 3, 0, 0, 3, 0, 3)) == pytest.approx(0.1, rel=1e-12)
+    assert lean_p_value((3, 0, 3, 0, 0, 3, 2, 1)) == pytest.approx(1.0, rel=1e-12)
 
 
 def enumerated_p_value(kinds: list[str], shown_b: int, observed_b: set[int]) -> float:
@@ -73,7 +73,7 @@ def test_the_p_values_are_those_of_every_way_of_showing_the_sides() -> None:
         against_b = sum(m for m, kind in zip(met_b, kinds, strict=True) if kind[0] == "a")
         with_b = sum(m for m, kind in zip(met_b, kinds, strict=True) if kind[0] == "w")
         expected = enumerated_p_value(kinds, shown_b, observed)
-        p_value = lean_p_value(ac, ar, wc, wr, u, shown_b, against_b, with_b)
+        p_value = lean_p_value((ac, ar, wc, wr, u, shown_b, against_b, with_b))
         assert p_value == pytest.approx(expected, abs=1e-12)
 
 
