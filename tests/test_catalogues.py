@@ -44,6 +44,7 @@ PARTICIPANT_TEMPLATES = [
     "prb_annotate/return_study.html",
     "prb_annotate/done.html",
     "prb_annotate/completed.html",
+    "prb_annotate/bare_page.html",
     "prb_annotate/refused.html",
     "prb_annotate/unavailable.html",
     "prb_annotate/signup.html",
