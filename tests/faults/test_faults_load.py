@@ -166,7 +166,8 @@ def test_it_answers_503_while_postgresql_restarts_and_recovers_by_itself(
 def login_form(base: str, username: str) -> tuple[requests.Session, dict[str, str]]:
     """A browser session that has read the login page, and the form it would post."""
     session = requests.Session()
-    token = session.get(f"{base}/login/").cookies["csrftoken"]
+    token = session.get(f"{base}/login/").cookies.get("csrftoken")
+    assert token, "the login page sets the CSRF cookie"
     return session, {"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token}
 
 
