@@ -153,7 +153,9 @@ def test_it_shows_the_dashboard_and_pauses_the_campaign(
     from prb_annotate.campaigns.annotating import parse_submission, submit
     from prb_annotate.campaigns.assignment import next_assignment
 
-    campaign = active_campaign(dataset, annotator, other_annotator, quota_per_annotator=6)
+    campaign = active_campaign(
+        dataset, annotator, other_annotator, quota_per_annotator=6, prolific_study_id="study-1"
+    )
     for index in range(2):
         assignment = next_assignment(campaign, annotator)
         assert assignment is not None
@@ -175,6 +177,13 @@ def test_it_shows_the_dashboard_and_pauses_the_campaign(
         # bob is given one of the two pairs alice started: pairs are finished before new ones.
         assert page.text_content("#items-in-progress") == "2"
         assert campaign.invite_token in (page.text_content("#invite-url") or "")
+        # The long link wraps inside its card, on a phone too.
+        assert page.evaluate(
+            "(() => { const url = document.querySelector('#invite-url');"
+            " const card = url.closest('.card');"
+            " return url.getBoundingClientRect().right"
+            " <= card.getBoundingClientRect().right + 0.5; })()"
+        )
         page.screenshot(path=str(ARTIFACTS / f"dashboard_{width}.png"), full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         if width == 1280:
