@@ -2,16 +2,17 @@
 in LaTeX, Markdown and numbers.json alike, and their figures the audit's where it has them."""
 
 import json
-from io import StringIO
 from pathlib import Path
 from typing import Any
-
-from django.core.management import call_command
 
 from prb_annotate.models import Campaign
 from prb_annotate.paper import numbers as fmt
 from prb_annotate.paper import tables
-from tests.paper.test_paper import simulated, write_paper  # noqa: F401  (a fixture)
+from tests.paper.test_paper import (  # noqa: F401  (simulated: a fixture)
+    markdown_audit,
+    simulated,
+    write_paper,
+)
 
 
 def by_key(numbers: dict[str, Any]) -> dict[str, tables.Table]:
@@ -92,18 +93,7 @@ def test_the_new_tables_print_numbers_json(simulated: Campaign, tmp_path: Path) 
 
 
 def test_markdown_has_the_same_tables(simulated: Campaign) -> None:  # noqa: F811
-    out = StringIO()
-    call_command(
-        "audit",
-        "--campaign",
-        str(simulated.pk),
-        "--format",
-        "markdown",
-        "--resamples",
-        "0",
-        stdout=out,
-    )
-    text = out.getvalue()
+    text = markdown_audit(simulated)
     for caption in (
         "Agreement with the dataset's label",
         "What mainly separates the two answers",

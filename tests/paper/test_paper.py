@@ -42,6 +42,16 @@ def simulated(db: None) -> Campaign:
     return Campaign.objects.get(name=SIMULATED_CAMPAIGN)
 
 
+def markdown_audit(campaign: Campaign) -> str:
+    """The audit as ``audit --format markdown`` prints it, without resamples."""
+    out = StringIO()
+    call_command(
+        "audit", "--campaign", str(campaign.pk), "--format", "markdown", "--resamples", "0",
+        stdout=out,
+    )  # fmt: skip
+    return out.getvalue()
+
+
 def write_paper(campaign: Campaign, folder: Path, fmt_name: str = "latex", *extra: str) -> Path:
     call_command(
         "audit",
@@ -298,19 +308,9 @@ def test_without_a_folder_it_prints_the_tables_and_the_paragraph(simulated: Camp
     printed = out.getvalue()
     assert printed.count(r"\toprule") == 12
     assert r"Krippendorff's alpha~\citep{krippendorff2011}" in printed
-    out = StringIO()
-    call_command(
-        "audit",
-        "--campaign",
-        str(simulated.pk),
-        "--format",
-        "markdown",
-        "--resamples",
-        "0",
-        stdout=out,
-    )
-    assert "(Krippendorff, 2011)" in out.getvalue()
-    assert "| Model | All (n = 33) | Group |" in out.getvalue()
+    markdown = markdown_audit(simulated)
+    assert "(Krippendorff, 2011)" in markdown
+    assert "| Model | All (n = 33) | Group |" in markdown
 
 
 def test_a_correlations_file_becomes_a_table(simulated: Campaign, tmp_path: Path) -> None:
