@@ -13,6 +13,11 @@ B and agrees more when it is shown on A. So the statistic is the share of their 
 the majority that did; it is two-sided about its expectation under the permutations. Their own
 error rate cancels: a careless honest annotator deviates as much on either side.
 
+The test is over the sides that are known: an imported answer whose file did not say which side
+the chosen answer was on counts in the others' majorities and in none of its annotator's counts.
+Imported sides are as their files record them; the test assumes the collecting tool randomised
+them, as the dashboard says of an imported campaign.
+
 The exact distribution given ``k`` is independent binomial sides conditioned on their total, so
 it is computed as two matrix products: about a millisecond for an annotator with 40 answers,
 0.08 s with 1,000 and 0.7 s with 3,500 (measured on one core; the audit is cached per campaign).
@@ -119,9 +124,12 @@ def side_counts(codes: np.ndarray, chosen_at_a: np.ndarray) -> np.ndarray:
     """Per annotator, the counts of ``SIDE_COLUMNS`` (annotators x 8, integers).
 
     ``codes`` is annotators x pairs of rubric-fit codes (0 chosen, 1 rejected, 2 tie, NaN
-    unseen); ``chosen_at_a`` is True where that annotator was shown the chosen answer as A.
-    An answer counts against or with the majority when the pair's other annotators have a
-    unique majority for the chosen or the rejected answer and the annotator named one of them.
+    unseen); ``chosen_at_a`` is true (1) where that annotator was shown the chosen answer as A,
+    false (0) where as B, and NaN where the side is not known (an imported answer whose file did
+    not say). An answer counts against or with the majority when the pair's other annotators
+    have a unique majority for the chosen or the rejected answer and the annotator named one of
+    them. An answer whose side is not known still counts in the others' majorities, but in none
+    of its annotator's columns: the permutation test is over the sides that are known.
     """
     counts = agreement.value_counts(codes, FIT_CODES)
     annotators, units = np.nonzero(~np.isnan(codes))
@@ -134,14 +142,16 @@ def side_counts(codes: np.ndarray, chosen_at_a: np.ndarray) -> np.ndarray:
     counted = unique & (majority < 2) & (own < 2)
     against = counted & (own != majority)
     with_majority = counted & (own == majority)
-    shown_b = ~chosen_at_a[annotators, units].astype(bool)
-    majority_b = np.where(majority == 0, shown_b, ~shown_b)
+    side = np.asarray(chosen_at_a, dtype=float)[annotators, units]
+    known = ~np.isnan(side)
+    shown_b = known & (side == 0)
+    majority_b = np.where(majority == 0, shown_b, known & ~shown_b)
     columns = (
-        against & (majority == 0),
-        against & (majority == 1),
-        with_majority & (majority == 0),
-        with_majority & (majority == 1),
-        ~counted,
+        known & against & (majority == 0),
+        known & against & (majority == 1),
+        known & with_majority & (majority == 0),
+        known & with_majority & (majority == 1),
+        known & ~counted,
         shown_b,
         against & majority_b,
         with_majority & majority_b,

@@ -323,13 +323,29 @@ def annotator_quality(
 
 
 def shown_chosen_at_a(rows: pd.DataFrame, names: pd.Index, units: pd.Index) -> np.ndarray:
-    """Annotators x pairs: True where that annotator was shown the chosen answer as A.
+    """Annotators x pairs: 1 where that annotator was shown the chosen answer as A, 0 where as
+    B, NaN where no answer or its side is not known.
 
-    From ``chosen_position``, or, in a frame without it, from the rubric-fit answer and the
-    side it was given on (a tie tells nothing and reads as B)."""
-    shown = np.zeros((len(names), len(units)), dtype=bool)
+    From ``chosen_position`` (empty for an imported answer whose file did not say), or, in a
+    frame without it, from the rubric-fit answer and the side it was given on (a tie does not
+    say which side the chosen answer was on)."""
+    shown = np.full((len(names), len(units)), np.nan)
     if rows.empty:
         return shown
+    if "chosen_position" in rows:
+        side = rows["chosen_position"]
+        at_a = side == "A"
+        known = at_a | (side == "B")
+    else:
+        side = rows["rubric_fit_position"]
+        at_a = ((rows["rubric_fit"] == "chosen") & (side == "A")) | (
+            (rows["rubric_fit"] == "rejected") & (side == "B")
+        )
+        known = rows["rubric_fit"].isin(["chosen", "rejected"]) & side.isin(["A", "B"])
+    shown[names.get_indexer(rows["annotator"]), units.get_indexer(rows["pair_id"])] = np.where(
+        known.to_numpy(), at_a.to_numpy(dtype=float), np.nan
+    )
+    return shown
     if "chosen_position" in rows:
         at_a = rows["chosen_position"] == "A"
     else:

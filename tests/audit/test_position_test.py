@@ -6,6 +6,7 @@ and its power and false marks through the bench's own simulation
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bench import agreement_coverage
@@ -33,6 +34,51 @@ def test_it_counts_answers_against_and_with_the_others_majority_by_side() -> Non
         "with_majority_b": 1,
     }
     assert counts[0].tolist() == [0, 0, 1, 0, 4, 5, 0, 1]
+
+
+def test_an_answer_whose_side_is_not_known_counts_in_majorities_only() -> None:
+    """The worked campaign above, but the file that brought r2's answer to pair 2 did not say
+    which side the chosen answer was on (NaN): that answer leaves r2's columns, and the others'
+    majorities, which do not depend on sides, are as before."""
+    codes = np.array([[0, 0, 1, 0, 2], [0, 0, 1, 0, 2], [1, 0, 0, 2, 0]], dtype=float)
+    shown_a = np.array([[0.0] * 5, [0.0] * 5, [1.0, 0.0, np.nan, 1.0, 1.0]])
+    counts = side_counts(codes, shown_a)
+    assert dict(zip(position_test.SIDE_COLUMNS, counts[2].tolist(), strict=True)) == {
+        "against_chosen": 1,
+        "against_rejected": 0,
+        "with_chosen": 1,
+        "with_rejected": 0,
+        "uncounted": 2,
+        "shown_b": 1,
+        "against_majority_b": 0,
+        "with_majority_b": 1,
+    }
+    assert counts[0].tolist() == [0, 0, 1, 0, 4, 5, 0, 1]
+
+
+def test_the_audit_reads_an_empty_side_as_not_known() -> None:
+    """``chosen_position`` is empty for an imported answer whose file did not say; without that
+    column, a tie does not say which side the chosen answer was on."""
+    names, units = pd.Index(["r0", "r1"]), pd.Index([10, 11])
+    rows = pd.DataFrame(
+        {
+            "annotator": ["r0", "r0", "r1"],
+            "pair_id": [10, 11, 10],
+            "chosen_position": ["A", "", "B"],
+        }
+    )
+    shown = quality.shown_chosen_at_a(rows, names, units)
+    np.testing.assert_array_equal(shown, [[1.0, np.nan], [0.0, np.nan]])
+    rows = pd.DataFrame(
+        {
+            "annotator": ["r0", "r0", "r1"],
+            "pair_id": [10, 11, 10],
+            "rubric_fit": ["rejected", "tie", "chosen"],
+            "rubric_fit_position": ["A", "tie", "A"],
+        }
+    )
+    shown = quality.shown_chosen_at_a(rows, names, units)
+    np.testing.assert_array_equal(shown, [[0.0, np.nan], [1.0, np.nan]])
 
 
 def test_three_against_all_met_on_b_is_one_in_ten() -> None:

@@ -137,6 +137,8 @@ def test_an_external_campaigns_dashboard_counts_its_imported_answers_and_has_no_
     page = client.get(reverse("campaign_detail", args=[copy.pk])).content.decode()
     assert f'<span class="value">{answers}</span><span class="label">answers submitted' in page
     assert "No annotator yet" not in page
+    assert 'id="imported-sides"' in page
+    assert "both position tests assume that the tool which collected them chose" in page
     anonymous = Client()
     for name, token in (("join", copy.invite_token), ("signup", copy.signup_token)):
         refused = anonymous.get(reverse(name, args=[token]) + "?PROLIFIC_PID=x&STUDY_ID=y")

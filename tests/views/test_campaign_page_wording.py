@@ -42,6 +42,8 @@ def test_the_dashboard_states_each_marks_threshold(dataset, manager, login) -> N
     assert html.escape(POSITION_TEST.correction) in text
     assert html.escape(POSITION_TEST.words()) in text
     assert "this campaign leaves out below" not in text
+    # The tool counterbalanced these sides itself: no word of imported ones.
+    assert 'id="imported-sides"' not in text
     campaign.position_bias_max_p = 0.02
     campaign.save(update_fields=["position_bias_max_p"])
     text = client.get(url).content.decode()
