@@ -18,12 +18,14 @@ and reads the statistic's spread:
 ``docs/statistics.md`` quotes the table: ``bayesian_prior`` is the method the audit uses
 (``DEFAULT_METHOD``).
 
-What an interval can be trusted with depends on the disagreements it has to read: a
-coefficient is one minus observed over expected disagreement, and with one or two pairs on
-which the annotators disagree no resampling can say how many more a new sample would hold.
-:func:`reliability` therefore counts the pairs with a disagreement and compares them with the
-number each coefficient needs (``NEEDS``, measured per coefficient and number of ratings a
-pair); an audit without a single disagreement says so in words. A reliable AC1 or AC2
+What an interval can be trusted with depends on how much it reads: a coefficient is one minus
+observed over expected disagreement, and a resample of few pairs cannot say how many
+disagreements a new sample would hold. :func:`reliability` therefore counts the pairs rated
+twice or more and those among them with a disagreement, and compares them with what the
+coefficient's family needs (``NEEDS``, measured per family, alpha's or Gwet's, and number of
+ratings a pair). The pairs rated twice are what binds: one pair with a disagreement is enough
+where there are 20 (Gwet's), 60 or 100 (alpha's) of them; an audit without a single
+disagreement says so in words. A reliable AC1 or AC2
 interval of the default method is centred on the estimate it sits beside (the draws shifted
 by the estimate minus their median, ``CENTRED``); alpha's keeps the prior's pull towards
 chance, which is what holds its coverage when disagreements are few (docs/statistics.md).
@@ -232,7 +234,10 @@ UNRELIABLE = Phrase(gettext_noop("unreliable: %(reason)s"))
 RULE_NEEDS = gettext_noop("%(split)s of %(units)s pairs with %(raters)s ratings a pair")
 RULE_FAMILY = gettext_noop("%(family)s: %(needs)s; %(centred)s")
 RULE_CENTRED = {True: gettext_noop("centred on the estimate"), False: gettext_noop("not centred")}
-RULE = gettext_noop("an interval is reliable when enough pairs hold a disagreement: %(families)s")
+RULE = gettext_noop(
+    "an interval is reliable when enough pairs are rated twice or more, one of them at least "
+    "with a disagreement: %(families)s"
+)
 
 
 def reliability(family: Family, evidence: Evidence) -> tuple[bool, str]:

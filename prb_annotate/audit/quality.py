@@ -3,7 +3,7 @@
 One row per annotator (``annotator_quality``) with what a manager checks before trusting their
 answers, over their answers to regular items:
 
-- **gold accuracy**: share of gold items answered as expected (``verdicts.gold_results``);
+- **gold accuracy**: share of gold items answered as expected (``annotators.gold_results``);
 - **agreement with the others** (leave-one-out): share of their rubric-fit answers that match
   the unique majority of the *other* annotators of the pair (``agreement.leave_one_out_agreement``);
 - **position bias**: share of "A" among their non-tie rubric-fit answers, with the two-sided

@@ -8,7 +8,7 @@ the whole dataset. Pure functions; no ORM (``campaigns/planned_sample.py`` is th
    interval, when ``p n`` of its ``n`` pairs are validated, has a half-width of at most ``e``.
    Cochran's normal-approximation size ``n0 / (1 + (n0 - 1) / N)`` with ``n0 = z^2 p q / e^2``
    (Cochran 1977, eq. 4.2) falls short of that near 0 or 1: at N = 1,000, p = 0.97 and
-   e = 0.10 it plans 12 pairs, whose interval is ±0.14. The overall target is met by the
+   e = 0.10 it plans 12 pairs, whose reported interval is ±0.17. The overall target is met by the
    smallest proportional allocation (``ceil(n N_h / N)`` per category) whose reported overall
    interval at the expected shares reaches it. Both are found by bisection, since the reported
    half-width falls as the sample grows. With both targets each category takes the larger
@@ -556,7 +556,7 @@ def audit_estimate(
     plan_json: Mapping[str, Any], per_category: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
     """The dataset estimate for a campaign's stored plan and the audit's verdict counts per
-    category (``verdicts.validity_summary``); a planned category with no row counts zero."""
+    category (``summaries.validity_summary``); a planned category with no row counts zero."""
     plan = SamplePlan.from_json(plan_json)
     counts = {row["category"]: row for row in per_category}
     strata = [

@@ -28,6 +28,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django_stubs_ext import StrOrPromise
 
+from prb_annotate.audit.ppi_designs import ACTIVE_FLOOR
 from prb_annotate.campaigns.qualification.rules import EXPECTABLE
 
 
@@ -400,11 +401,12 @@ CAMPAIGN = _by_name(
         Kind.FLOAT,
         label=_("Position-bias p-value threshold"),
         help=_(
-            "Annotators whose share of “A” answers has a binomial p-value below it leave the "
-            "audit (0.01 is a usual choice); empty to keep everyone."
+            "Annotators whose share of “A” answers has a binomial p-value below it, "
+            "Holm-corrected across the campaign's annotators, leave the audit (0.01 is a usual "
+            "choice); empty to keep everyone."
         ),
-        api_help="Annotators whose share of A answers has a binomial p-value below this leave "
-        "the audit; null keeps everyone.",
+        api_help="Annotators whose share of A answers has a binomial p-value below this, "
+        "Holm-corrected across the campaign's annotators, leave the audit; null keeps everyone.",
         minimum=0.0,
         maximum=1.0,
         optional=True,
@@ -593,7 +595,7 @@ PLAN = _by_name(
         ),
         minimum=0.01,
         maximum=1.0,
-        default=0.4,
+        default=ACTIVE_FLOOR,
         empty_takes_default=True,
     ),
     Setting(

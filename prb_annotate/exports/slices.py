@@ -394,8 +394,9 @@ def annotation_table(
     """One row per current annotation of an exported pair, in dataset orientation, as plain
     values.
 
-    ``counted`` is False for annotators the audit left out (gold accuracy below the campaign's
-    minimum). Ordered by record id, then pseudonym: the order says nothing about who answered
+    ``counted`` is False for annotators the audit left out (``audit.left_out``: excluded by a
+    manager, gold accuracy below the campaign's minimum, or an A-share below its position-bias
+    threshold). Ordered by record id, then pseudonym: the order says nothing about who answered
     first.
     """
     criteria = list(campaign.quality_criteria)

@@ -123,6 +123,15 @@ def campaign_audit_recompute(request: HttpRequest, campaign_id: int) -> HttpResp
 @login_required
 def campaign_audit_request_extra(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
+    if campaign.external:
+        messages.error(
+            request,
+            _(
+                "An imported campaign has no queue to send a pair to another annotator: import "
+                "more answers, or decide the split votes in the adjudication queue."
+            ),
+        )
+        return redirect("campaign_audit", campaign_id=campaign.pk)
     raised = request_extra_annotations(campaign)
     messages.success(
         request,

@@ -173,6 +173,9 @@ def _start_page(
         "token": token,
         "estimate": time_estimate(campaign),
         "consent_missing": consent_missing,
+        # Which account Start joins with: the one logged in (``_join_with_account``), or, with
+        # the study's values, one of the participant's own, which logging in ends the other.
+        "other_session": request.user.is_authenticated and ids is not None,
     }
     # Nothing was written: the page asks again, with the box to tick named.
     return render(

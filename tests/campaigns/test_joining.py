@@ -152,6 +152,11 @@ def test_it_gives_a_participant_of_one_campaign_a_new_account_in_another(two_cam
     first, second = two_campaigns
     client = Client()
     post_join(client, first, VICTIM)
+    # The start page says which account Start joins with: not the one logged in.
+    page = client.get(join_url(second), VICTIM).content.decode()
+    assert 'id="join-as-participant"' in page
+    assert "an account of another campaign: Start joins this study with an account" in page
+    assert 'id="join-as-account"' not in page
     response = post_join(client, second, VICTIM)
     assert response["Location"] == reverse("annotate", args=[second.pk])
     accounts = {p.campaign_id: p.user_id for p in Participant.objects.all()}
@@ -180,6 +185,10 @@ def test_it_refuses_bad_participant_values_and_writes_nothing(two_campaigns, bad
         in_query = has_nul and response.wsgi_request.method == "GET"
         expected = "holds a NUL character" if in_query else "cannot start or resume"
         assert expected in response.content.decode()
+        if not in_query:
+            assert "No account was made for you, and you are not logged in." in (
+                response.content.decode()
+            )
     assert User.objects.count() == users_before
     assert not Participant.objects.exists()
     assert not Membership.objects.exists()

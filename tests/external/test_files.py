@@ -335,3 +335,27 @@ def test_create_campaign_external_makes_a_campaign_without_a_queue(dataset: Data
         reopen_for_replacements(campaign)
     with pytest.raises(CampaignSetupError):
         set_status(campaign, Campaign.Status.ACTIVE)
+
+
+def test_split_votes_of_an_imported_campaign_go_to_adjudication(
+    external: Campaign, manager: User, login: Any, tmp_path: Path
+) -> None:
+    """k = 2 and the two answers disagree: a split vote. No queue can send it to a third
+    annotator, so the audit page points to the adjudication queue and the button's view says
+    why it asks nobody."""
+    from django.urls import reverse
+
+    first = pair_ids(external)[0]
+    rows = [good_row(first, "r1"), good_row(first, "r2", {"rubric_fit": "rejected"})]
+    import_answer_path(external, write_csv(tmp_path / "split.csv", rows), imported_by=manager)
+    client = login(manager)
+    page = client.get(reverse("campaign_audit", args=[external.pk])).content.decode()
+    assert "1 pair has a split vote." in page
+    assert 'id="split-votes-imported"' in page
+    assert reverse("campaign_adjudication_queue", args=[external.pk]) in page
+    assert reverse("campaign_audit_request_extra", args=[external.pk]) not in page
+    asked = client.post(
+        reverse("campaign_audit_request_extra", args=[external.pk]), follow=True
+    ).content.decode()
+    assert "An imported campaign has no queue to send a pair to another annotator" in asked
+    assert "Asked one more annotator" not in asked

@@ -7,6 +7,7 @@ import re
 from django.urls import reverse
 
 from prb_annotate.audit.quality import AGREEMENT_MARK_P, POSITION_TEST
+from prb_annotate.campaigns.setting_fields import CAMPAIGN
 from tests.support.pages import active_campaign
 
 
@@ -42,6 +43,11 @@ def test_the_dashboard_states_each_marks_threshold(dataset, manager, login) -> N
     assert html.escape(POSITION_TEST.correction) in text
     assert html.escape(POSITION_TEST.words()) in text
     assert "this campaign leaves out below" not in text
+    # The threshold for leaving annotators out reads the Holm-adjusted A-share p-value
+    # (quality.biased_annotators), and its help says so.
+    threshold_help = str(CAMPAIGN["position_bias_max_p"].help)
+    assert "Holm-corrected across the campaign's annotators" in threshold_help
+    assert html.escape(threshold_help) in text
     # The tool counterbalanced these sides itself: no word of imported ones.
     assert 'id="imported-sides"' not in text
     campaign.position_bias_max_p = 0.02

@@ -124,6 +124,8 @@ def test_it_asks_for_confirmation_before_closing(
     assert campaign.status == Campaign.Status.ACTIVE
     page = client.get(response["Location"]).content.decode()
     assert "Closing is final" in page
+    # The one way back, which reopen_for_replacements keeps.
+    assert "its one way back is to reopen it for replacements" in page
     assert 'name="confirmed" value="yes"' in page
     client.post(status_url, {"status": "closed", "confirmed": "yes"})
     campaign.refresh_from_db()

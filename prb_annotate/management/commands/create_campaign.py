@@ -32,6 +32,8 @@ from prb_annotate.campaigns.planned_sample import (
     extend_sample,
     plan_for_dataset,
 )
+from prb_annotate.campaigns.setting_fields import CAMPAIGN, PLAN
+from prb_annotate.management.setting_options import add_setting_option
 from prb_annotate.models import Campaign, Dataset
 
 
@@ -45,20 +47,21 @@ class Command(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--dataset", help="dataset name (required to create)")
         parser.add_argument("--name", help="campaign name, unique (required to create)")
-        parser.add_argument("--k", type=int, default=3, help="annotations per pair")
-        parser.add_argument("--sample", type=int, help="annotate a seeded sample of N pairs")
-        parser.add_argument("--seed", type=int, default=0, help="seed for sample and queue order")
-        parser.add_argument("--gold-rate", type=float, default=0.0, help="share of gold items")
+        add_setting_option(parser, CAMPAIGN["annotations_per_pair"], "--k")
+        add_setting_option(parser, CAMPAIGN["sample"])
+        add_setting_option(parser, CAMPAIGN["seed"])
+        add_setting_option(parser, CAMPAIGN["gold_rate"])
         parser.add_argument("--gold-ids", default="", help="comma-separated gold pair ids")
         parser.add_argument("--annotators", default="", help="comma-separated usernames")
-        parser.add_argument("--quota", type=int, help="items per annotator")
-        parser.add_argument("--reservation-minutes", type=int, help="reservation timeout")
-        parser.add_argument("--completion-url", default="", help="e.g. a Prolific completion link")
-        parser.add_argument(
-            "--prolific-study-id",
-            default="",
-            help="invite links with another STUDY_ID make no account (docs/operations.md)",
+        add_setting_option(
+            parser,
+            CAMPAIGN["quota_per_annotator"],
+            "--quota",
+            help_text="items each annotator does before the completion page (default: no limit)",
         )
+        add_setting_option(parser, CAMPAIGN["reservation_minutes"])
+        add_setting_option(parser, CAMPAIGN["completion_url"])
+        add_setting_option(parser, CAMPAIGN["prolific_study_id"])
         parser.add_argument(
             "--like",
             type=int,
@@ -67,10 +70,10 @@ class Command(BaseCommand):
             "qualification items, question set, thresholds and settings",
         )
         parser.add_argument("--activate", action="store_true", help="start it active")
-        parser.add_argument(
-            "--external",
-            action="store_true",
-            help="no queue: answers come from files (manage.py import_annotations)",
+        add_setting_option(
+            parser,
+            CAMPAIGN["external"],
+            help_text="no queue: answers come from files (manage.py import_annotations)",
         )
         parser.add_argument(
             "--base-url",
@@ -78,37 +81,21 @@ class Command(BaseCommand):
             "address make demo serves)",
         )
         planned = parser.add_argument_group("planned sample (instead of --sample)")
-        planned.add_argument(
-            "--half-width", type=float, help="target half-width overall, e.g. 0.05 for ±5 points"
-        )
-        planned.add_argument(
-            "--category-half-width", type=float, help="target half-width in every category"
-        )
-        planned.add_argument(
-            "--expected-share",
-            type=float,
-            default=0.5,
-            help="validated share expected (0.5 when unknown, or a pilot's)",
-        )
-        planned.add_argument(
-            "--split-share",
-            type=float,
-            default=0.0,
-            help="share of pairs expected to need one more annotator for a split vote",
-        )
-        planned.add_argument("--price", type=float, help="price per annotation, for the cost")
-        planned.add_argument("--confidence", type=float, default=0.95, help="interval level")
+        for name in ("half_width", "category_half_width", "expected_share", "split_share"):
+            add_setting_option(planned, PLAN[name])
+        add_setting_option(planned, PLAN["price_per_annotation"], "--price")
+        add_setting_option(planned, PLAN["confidence"], help_text="interval level")
         planned.add_argument(
             "--active",
             action="store_true",
             help="draw it actively: each pair with its own probability, higher where the newest "
             "model-annotator run over the whole dataset is unsure (docs/ppi.md)",
         )
-        planned.add_argument(
+        add_setting_option(
+            planned,
+            PLAN["floor"],
             "--active-floor",
-            type=float,
-            default=ACTIVE_FLOOR,
-            help="with --active: no pair below this share of the uniform probability",
+            help_text="with --active: no pair below this share of the uniform probability",
         )
         planned.add_argument(
             "--plan-only", action="store_true", help="print the plan; create nothing"
