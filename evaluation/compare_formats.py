@@ -25,6 +25,7 @@ from evaluation.compare import (
     SubsetTest,
     figure_words,
 )
+from evaluation.latex import latex_escape
 from evaluation.spreadsheet_cells import SafeDictWriter
 
 FORMATS = ("text", "json", "csv", "latex")
@@ -260,29 +261,6 @@ def _csv_row(
 
 
 # --- LaTeX ----------------------------------------------------------------------------------
-
-LATEX_SPECIALS = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    r"""Text as LaTeX typesets it literally.
-
-    >>> print(latex_escape("rm_a & 50% {x}"))
-    rm\_a \& 50\% \{x\}
-    """
-    return "".join(LATEX_SPECIALS.get(character, character) for character in text)
-
 
 # The packages the LaTeX tables need.
 LATEX_PACKAGES = ("booktabs", "array", "tabularx")

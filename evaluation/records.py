@@ -35,7 +35,8 @@ from evaluation.errors import EvaluationError
 PRIVATE_FIELDS = frozenset({"rubric_aspects", "narrative"})
 MODEL_FIELDS = frozenset({"id", "question", "prompt", "profile", "category", "chosen", "rejected"})
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
-# What the exporter writes in its manifest.json (prb_annotate/exports/export.py).
+# An export's manifest and the format it names: the exporter writes them
+# (prb_annotate/exports/manifest.py), this module and the app's dataset import read them.
 EXPORT_MANIFEST = "manifest.json"
 EXPORT_FORMAT = "prb-annotate export"
 
@@ -127,10 +128,9 @@ def folder_files(root: Path, split: str | None) -> list[tuple[str, str, Path]]:
     return found
 
 
-def manifest_files(root: Path) -> list[tuple[str, str, Path]] | None:
-    """``(config, split, file)`` for each record file of an export's manifest, in its order;
-    ``None`` when ``root`` holds no manifest written by the exporter. A listed file that is
-    missing is an error naming it: the export is incomplete."""
+def export_manifest(root: Path) -> dict[str, Any] | None:
+    """The manifest of the export in folder ``root``; ``None`` when it holds none written by the
+    exporter (no manifest, one that is not JSON, or one of another format)."""
     path = root / EXPORT_MANIFEST
     if not path.is_file():
         return None
@@ -140,6 +140,17 @@ def manifest_files(root: Path) -> list[tuple[str, str, Path]] | None:
         return None
     if not isinstance(manifest, dict) or manifest.get("format") != EXPORT_FORMAT:
         return None
+    return manifest
+
+
+def manifest_files(root: Path) -> list[tuple[str, str, Path]] | None:
+    """``(config, split, file)`` for each record file of an export's manifest, in its order;
+    ``None`` when ``root`` holds no manifest written by the exporter. A listed file that is
+    missing is an error naming it: the export is incomplete."""
+    manifest = export_manifest(root)
+    if manifest is None:
+        return None
+    path = root / EXPORT_MANIFEST
     configs = manifest.get("configs")
     if not isinstance(configs, list):
         raise EvaluationError(f"{path}: field 'configs' must be a list of record files")

@@ -1,12 +1,11 @@
 """CSV cells that a spreadsheet shows as text, never runs as a formula, for evaluation's CSV
 files (``compare --format csv``).
 
-The rule is the web app's (``prb_annotate/formats/spreadsheets.py``, OWASP's remedy for CSV
-injection), kept here because evaluation/ imports nothing of the app: a cell starting with
-``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading apostrophe, unless it is a
-plain number; a cell already starting with an apostrophe gets one more, so that removing one
-leading apostrophe gives the value back; every cell is quoted. A test checks that both
-modules neutralise alike.
+The rule of every CSV file the project writes (OWASP's remedy for CSV injection; the web app's
+writers in ``prb_annotate/formats/spreadsheets.py`` import it, and its docstring says why): a
+cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading
+apostrophe, unless it is a plain number; a cell already starting with an apostrophe gets one
+more, so that removing one leading apostrophe gives the value back; every cell is quoted.
 """
 
 import csv
@@ -14,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
+# What a spreadsheet may take as the start of a formula (OWASP "CSV Injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 TEXT_MARK = "'"
 PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")

@@ -1,9 +1,11 @@
-"""Strict JSON: what the scorer writes never holds a bare NaN or Infinity.
+"""Strict JSON: what the project writes never holds a bare NaN or Infinity.
 
 ``json.dumps`` writes ``NaN`` for a float that is not a number, which JSON does not allow and
-many readers refuse. Every file the scorer writes goes through :func:`dumps`: a number that is
-not finite becomes ``null`` (the figure beside it, a ``reason`` where there is one, says why),
-and ``allow_nan=False`` makes any that slipped through an error rather than a broken file.
+many readers refuse. Every file the scorer writes goes through :func:`dumps`, and so does every
+JSON file and answer of the web app (``prb_annotate/formats/strictjson.py`` imports it): a
+number that is not finite becomes ``null`` (the figure beside it, a ``reason`` where there is
+one, says why), and ``allow_nan=False`` makes any that slipped through an error rather than a
+broken file. Numpy's floats are floats here too.
 """
 
 import json

@@ -69,10 +69,23 @@ def test_it_keeps_the_statistics_free_of_the_orm(name: str) -> None:
     assert not reaching_the_database, f"{name} imports {sorted(reaching_the_database)}"
 
 
+# The plain-Python formats both halves use, defined once in evaluation/ (which imports nothing of
+# the app): the app imports these at module level, the rest of evaluation/ only inside the
+# functions that start a run.
+SHARED_FORMATS = {
+    "evaluation",
+    "evaluation.errors",
+    "evaluation.latex",
+    "evaluation.records",
+    "evaluation.spreadsheet_cells",
+    "evaluation.strict_json",
+}
+
+
 def test_it_serves_the_web_app_without_loading_torch() -> None:
-    """Loading the URL map (every view and API module) in a fresh interpreter leaves torch
-    unloaded: evaluation/ is imported only when a run starts, matplotlib only when the paper's
-    figures are drawn."""
+    """Loading the URL map (every view and API module) in a fresh interpreter leaves torch and
+    transformers unloaded, and of evaluation/ only the shared formats: the scorer is imported
+    only when a run starts, matplotlib only when the paper's figures are drawn."""
     probe = (
         "import os, sys, django\n"
         "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'prb_annotate.settings')\n"
@@ -80,13 +93,42 @@ def test_it_serves_the_web_app_without_loading_torch() -> None:
         "import prb_annotate.urls\n"
         "from django.urls import get_resolver\n"
         "get_resolver().url_patterns\n"
-        "heavy = ('torch', 'transformers', 'evaluation', 'matplotlib')\n"
+        "heavy = ('torch', 'transformers', 'matplotlib')\n"
         "print(*(name in sys.modules for name in heavy))\n"
+        "print(*sorted(name for name in sys.modules if name.split('.')[0] == 'evaluation'))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
-    assert result.stdout.split() == ["False", "False", "False", "False"], result.stderr
+    heavy, loaded = result.stdout.splitlines()
+    assert heavy.split() == ["False", "False", "False"], result.stderr
+    assert set(loaded.split()) <= SHARED_FORMATS, loaded
+
+
+def module_level_imports(path: Path) -> set[str]:
+    """The modules a file imports in its body, outside any function or class."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    modules: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules.add(node.module)
+    return modules
+
+
+def test_the_app_imports_only_the_shared_formats_of_evaluation_at_module_level() -> None:
+    """What the app shares with the scorer (strict JSON, CSV cells, LaTeX escapes, the export's
+    manifest) is defined once, in evaluation/; nothing else of evaluation/ is imported before a
+    run starts."""
+    wrong = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in sorted((ROOT / "prb_annotate").rglob("*.py"))
+        if "migrations" not in path.parts
+        for module in module_level_imports(path)
+        if top_level(module) == "evaluation" and module not in SHARED_FORMATS
+    ]
+    assert not wrong, "\n".join(wrong)
 
 
 def test_it_keeps_commands_away_from_template_tags() -> None:

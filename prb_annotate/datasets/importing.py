@@ -16,7 +16,6 @@ problem names its file, line (or Parquet row), record id and field.
 """
 
 import io
-import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
@@ -27,6 +26,7 @@ from typing import IO, Any
 from django.conf import settings
 from django.db import transaction
 
+from evaluation.records import export_manifest
 from prb_annotate.datasets.budget import DecodeBudget, upload_budget
 from prb_annotate.datasets.mapping import NO_MAPPING, ColumnMapping
 from prb_annotate.datasets.pair_writers import (
@@ -64,9 +64,6 @@ MAX_LISTED_PROBLEMS = 20
 # wrong on every line does not fill memory.
 MAX_KEPT_PROBLEMS = 1000
 # Metadata files of a Hugging Face snapshot that are not records.
-# An export folder (exports/manifest.py) names its record files in this manifest.
-EXPORT_MANIFEST = "manifest.json"
-EXPORT_FORMAT = "prb-annotate export"
 SNAPSHOT_METADATA = {"dataset_infos.json", "dataset_info.json", "dataset_dict.json", "state.json"}
 # What an update rewrites: every written field but the keys that found the pair.
 UPDATED_FIELDS = [name for name in INSERTED_FIELDS if name not in ("dataset", "external_id")]
@@ -317,14 +314,8 @@ def path_sources(path: Path, budget: DecodeBudget | None = None) -> list[Source]
 def export_record_paths(folder: Path) -> set[str] | None:
     """The record files an export folder's manifest lists (``configs``), or None when the
     folder is not an export of this tool."""
-    manifest_path = folder / EXPORT_MANIFEST
-    if not manifest_path.is_file():
-        return None
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(manifest, dict) or manifest.get("format") != EXPORT_FORMAT:
+    manifest = export_manifest(folder)
+    if manifest is None:
         return None
     configs = manifest.get("configs")
     if not isinstance(configs, list):

@@ -22,13 +22,14 @@ from typing import Any
 from django.db.models import CharField, QuerySet
 from django.db.models.expressions import Func
 
+from evaluation.records import EXPORT_MANIFEST
 from prb_annotate.audit.frames import raw_rows
 from prb_annotate.models import Campaign, CampaignItem, Pair
 
 SPLIT = "test"
 ANNOTATIONS = "annotations"
 CARD = "README.md"
-MANIFEST = "manifest.json"
+MANIFEST = EXPORT_MANIFEST
 
 
 def config_names(categories: Iterable[str]) -> dict[str, str]:

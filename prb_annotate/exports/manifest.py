@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 import prb_annotate
+from evaluation.records import EXPORT_FORMAT
 from prb_annotate.audit import active_sample, assembly, ppi_designs, rule, summaries
 from prb_annotate.audit.campaign_audit import CampaignAudit
 from prb_annotate.audit.questions import agreement_by_question
@@ -245,7 +246,7 @@ def build_manifest(
     agreement: dict[str, Any],
 ) -> dict[str, Any]:
     return {
-        "format": "prb-annotate export",
+        "format": EXPORT_FORMAT,
         "format_version": 1,
         "tool": {"name": "prb-annotate", "version": prb_annotate.__version__},
         "campaign": campaign_entry(campaign),

@@ -22,23 +22,14 @@ never touched, they stay exact.
 """
 
 import csv
-import re
 from collections.abc import Iterable
 from typing import IO, Any
 
-# What a spreadsheet may take as the start of a formula (OWASP "CSV Injection").
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-TEXT_MARK = "'"
-PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# The rule itself is evaluation's (``evaluation/spreadsheet_cells.py``, for ``compare --format
+# csv``), imported rather than copied: every CSV file of the project follows one.
+from evaluation.spreadsheet_cells import FORMULA_STARTS, TEXT_MARK, neutralised_cell
 
-
-def neutralised_cell(value: str) -> str:
-    """``value`` as a CSV cell that no spreadsheet evaluates."""
-    if not value.startswith((*FORMULA_STARTS, TEXT_MARK)):
-        return value
-    if PLAIN_NUMBER.fullmatch(value):
-        return value
-    return TEXT_MARK + value
+__all__ = ["FORMULA_STARTS", "SafeWriter", "neutralised_cell", "original_cell", "writer"]
 
 
 def original_cell(cell: str) -> str:

@@ -16,25 +16,15 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from evaluation.latex import LATEX_SPECIALS
 from prb_annotate.formats.reading import character_script
 from prb_annotate.paper import layout
 from prb_annotate.paper.methods import Cite, Part
 from prb_annotate.paper.tables import Table
 
-SPECIALS = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"$<$",
-    ">": r"$>$",
-}
+# LaTeX's markup characters (the table ``compare --format latex`` escapes with), and the
+# comparison signs, typeset as math.
+SPECIALS = {**LATEX_SPECIALS, "<": r"$<$", ">": r"$>$"}
 # Symbols a name or category may hold that pdflatex's text fonts lack: typeset as math.
 MATH_SYMBOLS = {
     "≥": r"$\geq$",

@@ -12,7 +12,7 @@ from evaluation.cli import build_parser
 
 @pytest.mark.parametrize(
     "name",
-    ["batching", "inputs", "judge", "metrics", "significance", "baselines", "compare_formats"],
+    ["batching", "inputs", "judge", "metrics", "significance", "baselines", "latex"],
 )
 def test_it_keeps_docstring_examples_true(name):
     module = importlib.import_module(f"evaluation.{name}")
