@@ -186,6 +186,12 @@ def test_it_shows_the_dashboard_and_pauses_the_campaign(
         )
         page.screenshot(path=str(ARTIFACTS / f"dashboard_{width}.png"), full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+        # On a phone the annotators' table scrolls sideways rather than squeezing their names
+        # (an imported id such as c3:057d40a00d6860c4 once stood one letter a line).
+        name_width = page.evaluate(
+            "document.querySelector('#quality-table tbody td').getBoundingClientRect().width"
+        )
+        assert name_width >= 7 * 16 - 0.5
         if width == 1280:
             with page.expect_navigation():
                 page.get_by_role("button", name="Pause").click()
