@@ -54,3 +54,18 @@ def test_the_dashboard_states_each_marks_threshold(dataset, manager, login) -> N
     campaign.save(update_fields=["position_bias_max_p"])
     text = client.get(url).content.decode()
     assert "this campaign leaves out below p = 0.02" in text
+
+
+def test_the_dashboard_says_a_newcomers_reservations_are_shorter(dataset, manager, login) -> None:
+    """Reservations last ``reservation_minutes``, except a newcomer's by a link
+    (``first_reservation_minutes``, ``assignment._History.reservation_minutes``); 0 turns that
+    off."""
+    campaign = active_campaign(dataset, reservation_minutes=30, first_reservation_minutes=10)
+    client = login(manager)
+    url = reverse("campaign_detail", args=[campaign.pk])
+    text = client.get(url).content.decode()
+    assert "reservations last 30 min" in text
+    assert '<span id="first-reservation">(10 min for a newcomer by a link' in text
+    campaign.first_reservation_minutes = 0
+    campaign.save(update_fields=["first_reservation_minutes"])
+    assert 'id="first-reservation"' not in client.get(url).content.decode()
