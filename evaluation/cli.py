@@ -90,7 +90,7 @@ def add_score_command(commands: Commands) -> argparse.ArgumentParser:
         action="store_true",
         help=f"the paper's protocol: question mode, a {PAPER_MAX_LENGTH:,}-token limit, exact "
         "ties, softmax(logits)[-1] for several labels, the judge's order as the benchmark draws "
-        "it, unparsed replies also read as A (docs/evaluation.md lists the differences)",
+        "it (docs/evaluation.md lists the differences)",
     )
     return score
 

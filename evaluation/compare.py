@@ -36,7 +36,6 @@ from typing import Any, Literal
 from evaluation.metrics import ACCURACY_INTERVAL, OUTCOMES
 from evaluation.paired import POWER, TANGO_CC, detectable_difference, paired_difference
 from evaluation.significance import (
-    RESAMPLES,
     Code,
     Codes,
     GroupingProcedure,
@@ -203,8 +202,6 @@ class Settings:
     policy: TiePolicy
     confidence: float = 0.95
     alpha: float = ALPHA
-    resamples: int = RESAMPLES
-    seed: int = 0
 
     @property
     def grouping(self) -> GroupingProcedure:

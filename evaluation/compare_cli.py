@@ -15,7 +15,6 @@ from evaluation.compare import ALPHA, TIE_POLICIES, Settings, build_leaderboard
 from evaluation.compare_formats import FORMATS, RENDERERS
 from evaluation.errors import EvaluationError
 from evaluation.runs import align_runs, read_run
-from evaluation.significance import RESAMPLES
 
 
 def add_compare_command(commands: Any) -> None:
@@ -24,7 +23,8 @@ def add_compare_command(commands: Any) -> None:
         "compare",
         help="leaderboard of several runs on the same pairs, with paired tests",
         description="Rank the runs on all, validated and excluded pairs and each category, "
-        "with Wilson intervals, the difference to the best (paired bootstrap, exact McNemar, "
+        "with Wilson intervals, the difference to the best (Tango's paired score interval, exact "
+        "McNemar, "
         "Holm), significance groups, validated against excluded per model, and the models "
         "that swap places between all and validated pairs.",
     )
@@ -46,8 +46,10 @@ def add_compare_command(commands: Any) -> None:
         "--alpha", type=float, default=ALPHA, help="level of the significance groups"
     )
     compare.add_argument("--confidence", type=float, default=0.95)
-    compare.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
-    compare.add_argument("--seed", type=int, default=0)
+    # Accepted from older command lines and ignored: the comparison resamples nothing since its
+    # interval became Tango's, so neither option changes a figure.
+    compare.add_argument("--resamples", type=int, help=argparse.SUPPRESS)
+    compare.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     compare.set_defaults(run=run_compare)
 
 
@@ -56,14 +58,10 @@ def settings_from(args: argparse.Namespace) -> Settings:
         value = getattr(args, name)
         if not 0 < value < 1:
             raise EvaluationError(f"--{name} must be between 0 and 1, not {value}")
-    if args.resamples < 0:
-        raise EvaluationError(f"--resamples must be 0 or more, not {args.resamples}")
     return Settings(
         policy=args.ties,
         confidence=args.confidence,
         alpha=args.alpha,
-        resamples=args.resamples,
-        seed=args.seed,
     )
 
 

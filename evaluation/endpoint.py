@@ -7,7 +7,8 @@ parses the replies the same way.
 
 The API key is read from the environment variable the endpoint names, when a request is made;
 it is never stored, printed or written into a run card. A request that fails for a reason that
-passes (no connection, a timeout, 429 or a 5xx answer) is sent again after a back-off that
+passes (no connection, a timeout, or an answer in ``RETRY_STATUSES``: 408, 429, 500,
+502, 503, 504) is sent again after a back-off that
 doubles each time; one that fails for good is an error naming the endpoint and the reason.
 No torch here.
 """

@@ -6,8 +6,8 @@ token, it does (reward-bench's issue #137). The check draws ``N`` pairs (seeded)
 one on its own (a classifier: each answer alone in a batch of one, no padding and no shared
 prompt; a judge: the pair alone), and compares with the batched run: the largest
 ``|score alone - score batched|`` and the pairs whose decision (correct, wrong, tie) flips.
-A run with flips fails unless ``--allow-flips``; the figures are printed and stored in
-``summary.json`` (``self_check``) either way.
+A run with flips fails unless ``--allow-flips``, before anything is written; a run that goes on
+prints the figures and stores them in ``summary.json`` (``self_check``).
 """
 
 import argparse

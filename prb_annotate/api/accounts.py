@@ -142,6 +142,8 @@ class CampaignMemberSetPasswordLink(APIView):
     """A new one-time "set your password" link for an annotator whose account has no password
     yet (the earlier link lost or expired); 400 for an account that cannot have one."""
 
+    parser_classes = [JSONParser]
+
     @extend_schema(request=None, responses={201: AddedAnnotatorSerializer})
     def post(self, request: Request, campaign_id: int, annotator_id: int) -> Response:
         campaign = managed_campaign(request, campaign_id)
@@ -157,6 +159,8 @@ class CampaignLinkRotate(APIView):
     """Give the study link (``study``) or the sign-up invite (``signup``) a new token; the old
     link stops working, accounts made through it keep working."""
 
+    parser_classes = [JSONParser]
+
     @extend_schema(request=None, responses={200: api.CampaignSerializer})
     def post(self, request: Request, campaign_id: int, link: str) -> Response:
         campaign = managed_campaign(request, campaign_id)
@@ -170,6 +174,8 @@ class CampaignReopenForReplacements(APIView):
     """Make a closed campaign active again because exclusions left pairs short of answers;
     those pairs get replacement slots. 400 when the campaign is not closed or none lacks
     answers."""
+
+    parser_classes = [JSONParser]
 
     @extend_schema(request=None, responses={200: api.CampaignSerializer})
     def post(self, request: Request, campaign_id: int) -> Response:

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import managed_campaign
 from prb_annotate.jobs.running import (
     JOB_KINDS,
@@ -96,6 +97,8 @@ def managed_job(request: Request, job_id: int) -> Job:
 class CampaignJobs(APIView):
     """A campaign's jobs (GET), or a new one started (POST: 202 with its URL)."""
 
+    parser_classes = [JSONParser]
+
     @extend_schema(responses={200: JobSerializer(many=True)})
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = managed_campaign(request, campaign_id)
@@ -136,6 +139,8 @@ class JobDetail(APIView):
 
 class JobCancel(APIView):
     """Cancel a queued or running job; a running one stops at its next step."""
+
+    parser_classes = [JSONParser]
 
     @extend_schema(request=None, responses={200: JobSerializer})
     def post(self, request: Request, job_id: int) -> Response:

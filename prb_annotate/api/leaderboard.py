@@ -13,13 +13,11 @@ from rest_framework.views import APIView
 
 from prb_annotate.api.permissions import managed_campaign
 from prb_annotate.campaigns.leaderboard import (
-    DEFAULT_RESAMPLES,
     LeaderboardError,
     campaign_leaderboard,
 )
 
 POLICIES = ("left-out", "as-wrong")
-MAX_RESAMPLES = 5000
 RUN_IDS = re.compile(r"[0-9]{1,12}(,[0-9]{1,12})*")
 
 
@@ -31,13 +29,8 @@ class LeaderboardQuerySerializer(serializers.Serializer[dict[str, Any]]):
     )
     runs = serializers.CharField(
         required=False,
-        help_text="Run ids to compare, comma-separated (default: the runs over all pairs).",
-    )
-    resamples = serializers.IntegerField(
-        min_value=0, max_value=MAX_RESAMPLES, default=DEFAULT_RESAMPLES
-    )
-    seed = serializers.IntegerField(
-        required=False, min_value=0, max_value=2**32 - 1, help_text="Default: the campaign's."
+        help_text="Run ids to compare, comma-separated (default: the newest run of each model "
+        "over all pairs, or of all runs where none covers every pair).",
     )
 
     def validate_runs(self, value: str) -> list[int]:
@@ -48,10 +41,10 @@ class LeaderboardQuerySerializer(serializers.Serializer[dict[str, Any]]):
 
 class CampaignLeaderboard(APIView):
     """Reward models ranked on all, validated and excluded pairs and per category: Wilson
-    intervals, the difference to the best with a paired bootstrap interval and the exact
-    McNemar p-value (Holm-adjusted), significance groups, validated against excluded per model,
-    and the models that swap places between all and validated pairs. Each run's card is in
-    ``runs``."""
+    intervals, the difference to the best with Tango's paired score interval and the exact
+    McNemar p-value (Holm-adjusted), significance groups, validated against excluded per
+    model, and the models that swap places between all and validated pairs. Each run's card is
+    in ``runs``."""
 
     @extend_schema(parameters=[LeaderboardQuerySerializer], responses={200: OpenApiTypes.OBJECT})
     def get(self, request: Request, campaign_id: int) -> Response:
@@ -64,8 +57,6 @@ class CampaignLeaderboard(APIView):
                 campaign,
                 policy=options["policy"],
                 run_ids=options.get("runs"),
-                resamples=options["resamples"],
-                seed=options.get("seed"),
             )
         except LeaderboardError as exc:
             raise serializers.ValidationError({exc.field: [str(exc)]}) from exc

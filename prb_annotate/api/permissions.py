@@ -16,7 +16,7 @@ from prb_annotate.security.access import is_staff, managed_campaign_or_404
 
 
 class IsStaff(BasePermission):
-    message = "Managers only."
+    message = "Staff only."
 
     def has_permission(self, request: Request, view: Any) -> bool:
         return is_staff(request.user)

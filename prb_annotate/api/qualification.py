@@ -80,8 +80,8 @@ def shown_pair(campaign: Campaign, pair: Pair, responses: tuple[str, str]) -> di
 
 
 def task_data(campaign: Campaign, task: flow.Task, request: Request) -> dict[str, Any]:
-    """A practice or qualification item as ``next`` hands it (the same fields as a regular
-    item, plus which kind it is and where its answer goes)."""
+    """A practice or qualification item as ``next`` hands it: the fields of a regular item, with
+    its kind, its place in the attempt and its own submit URL."""
     pair = task.item.pair
     return {
         "kind": task.phase,
@@ -92,6 +92,8 @@ def task_data(campaign: Campaign, task: flow.Task, request: Request) -> dict[str
         "total": task.total,
         "campaign": campaign.pk,
         "question": pair.question,
+        # A chat record's turns before its question, as a regular item has them.
+        "context_turns": pair.extra.get("context_turns", []),
         **shown_pair(campaign, pair, task.responses()),
         "expires_at": None,
         "submit_url": reverse("api_qualification_submit", args=[task.item.pk], request=request),

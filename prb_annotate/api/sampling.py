@@ -67,6 +67,8 @@ class CampaignExtendSample(APIView):
     """Add just enough pairs per category to reach the plan's targets at the validated shares
     seen so far (seeded: the same pairs a plan for the new sizes would draw)."""
 
+    parser_classes = [JSONParser]
+
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = managed_campaign(request, campaign_id)

@@ -175,7 +175,9 @@ class QualificationSubmitResultSerializer(serializers.Serializer):
         allow_null=True, help_text="Qualification: set when this answer ended an attempt."
     )
     attempt_feedback = ItemFeedbackSerializer(
-        many=True, help_text="After a failed first attempt: every item, expected and why."
+        many=True,
+        help_text="After a failed first attempt: every item, right or wrong and why; "
+        "the answers given and expected stay hidden (answers_shown is false).",
     )
     screen_out_url = serializers.CharField(
         allow_blank=True, help_text="Where to send a participant this answer screened out."
@@ -189,7 +191,9 @@ class MyQualificationSerializer(serializers.Serializer):
     attempt = serializers.IntegerField(allow_null=True)
     attempts = AttemptSerializer(many=True)
     feedback = ItemFeedbackSerializer(
-        many=True, help_text="After a failed first attempt: each of its items, expected and why."
+        many=True,
+        help_text="After a failed first attempt: each of its items, right or wrong and why; "
+        "the answers given and expected stay hidden (answers_shown is false).",
     )
     screen_out_url = serializers.CharField(allow_blank=True)
 

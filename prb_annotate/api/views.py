@@ -321,6 +321,8 @@ class CampaignDetail(generics.RetrieveUpdateAPIView[Campaign]):
 class CampaignStatusChange(APIView):
     """Start (or resume), pause or close a campaign; closing is final."""
 
+    parser_classes = [JSONParser]
+
     target_status = ""
 
     @extend_schema(request=None, responses={200: api.CampaignSerializer})
@@ -470,6 +472,8 @@ class ExclusionList(APIView):
 
 class ExclusionLift(APIView):
     """Bring an excluded annotator back into the audit (the exclusion stays as history)."""
+
+    parser_classes = [JSONParser]
 
     @extend_schema(request=None, responses={200: api.ExclusionSerializer})
     def post(self, request: Request, campaign_id: int, annotator_id: int) -> Response:

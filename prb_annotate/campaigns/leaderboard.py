@@ -27,8 +27,6 @@ from prb_annotate.models import Campaign, EvaluationRun, PairScore
 if TYPE_CHECKING:
     from evaluation.compare import Leaderboard, PairLabel
 
-DEFAULT_RESAMPLES = 2000
-
 
 class LeaderboardError(ValueError):
     """Runs asked for that the campaign does not have; ``field`` names the parameter."""
@@ -154,18 +152,12 @@ def campaign_leaderboard(
     *,
     policy: str = "left-out",
     run_ids: Sequence[int] | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int | None = None,
 ) -> "Leaderboard":
     """The leaderboard of the campaign's runs (see the module docstring for which)."""
     from evaluation.compare import RunOutcomes, Settings, build_leaderboard
 
     runs = chosen_runs(campaign, run_ids)
-    settings = Settings(
-        policy=policy,  # type: ignore[arg-type]  # checked by the callers' forms
-        resamples=resamples,
-        seed=campaign.seed if seed is None else seed,
-    )
+    settings = Settings(policy=policy)  # type: ignore[arg-type]  # checked by the callers' forms
     if not runs:
         return build_leaderboard([], {}, settings, notes=["no reward model has been scored yet"])
     stored = stored_scores(runs)

@@ -36,7 +36,7 @@ def leaderboard_tex() -> str:
         )
         for model in MODELS
     ]
-    return as_latex(build_leaderboard(runs, labels, Settings("left-out", resamples=200)))
+    return as_latex(build_leaderboard(runs, labels, Settings("left-out")))
 
 
 @pytest.mark.parametrize("page", ["acl", "neurips"])

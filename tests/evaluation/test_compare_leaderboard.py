@@ -231,6 +231,12 @@ def test_it_compares_runs_score_wrote(tmp_path, capsys):
     }
     assert len(data["validated_vs_excluded"]) == 3
     assert data["runs"][0]["card"]["kind"] == "built-in baseline"
+    # Nothing is resampled: the settings name no resamples, and an older command line that
+    # still passes them gets the same leaderboard.
+    assert "resamples" not in data["settings"]
+    older = tmp_path / "older.json"
+    assert main([*args[:-1], str(older), "--resamples", "50", "--seed", "3"]) == 0
+    assert json.loads(older.read_text(encoding="utf-8")) == data
     assert main(["compare", *map(str, folders)]) == 0
     assert "validated (7 pairs)" in capsys.readouterr().out
 

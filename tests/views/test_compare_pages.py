@@ -145,11 +145,14 @@ def test_it_answers_bad_queries_with_field_errors(campaign, manager, login, outs
         ({"policy": "sometimes"}, "policy"),
         ({"runs": "1,x"}, "runs"),
         ({"runs": "999999"}, "runs"),
-        ({"resamples": "-1"}, "resamples"),
     ):
         response = client.get(url, query)
         assert response.status_code == 400, query
         assert field in response.json()["errors"], query
+    # Nothing in the leaderboard is resampled (Tango's interval): it names no resamples or seed.
+    settings = client.get(url).json()["settings"]
+    assert "resamples" not in settings
+    assert "seed" not in settings
     assert login(outsider).get(url).status_code == 404
     other = make_campaign(campaign.dataset, name="other")
     foreign = evaluate_campaign_quietly(other)
