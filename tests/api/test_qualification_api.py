@@ -180,3 +180,18 @@ def test_it_hides_everything_from_who_does_not_manage(dataset, annotator) -> Non
         ("GET", reverse("api_campaign_prolific_bonus_rule", args=[campaign.pk])),
     ]:
         assert send(client, method, url, {}).status_code == 404, url
+
+
+def test_a_practice_item_carries_a_chat_records_earlier_turns(dataset, annotator) -> None:
+    """``next`` hands a practice item the fields of a regular item, the turns before the
+    question included (a chat record's, datasets/shapes.py)."""
+    turns = [{"role": "user", "content": "Earlier"}, {"role": "assistant", "content": "Hi"}]
+    pair = dataset.pairs.get(external_id="p0000")
+    pair.extra = {**pair.extra, "context_turns": turns}
+    pair.save(update_fields=["extra"])
+    campaign = screening_campaign(dataset, annotator)
+    handed = send(token_client(annotator), "POST", f"/api/campaigns/{campaign.pk}/next/")
+    assert handed.status_code == 200, handed.content
+    item = handed.json()
+    assert (item["kind"], item["question"]) == ("practice", pair.question)
+    assert item["context_turns"] == turns
