@@ -11,7 +11,7 @@ share of each category's pairs (60 to 95 %), its errors biased in a known direct
 (false validations first: the model's share is too high), *down* (false exclusions first: too
 low) or *even* (half each way). Every replicate draws the model's pairs (the whole dataset, or
 a random half of it) and, inside them, the stratified human sample a plan for ±5 points overall
-takes (59, 97 and 155 pairs), drawn without replacement, and runs
+takes (61, 101 and 162 pairs), drawn without replacement, and runs
 ``audit/ppi.py`` beside the humans-only estimate of ``audit/sampling.py``. The truth is the
 dataset's human validated share, per category and overall.
 
@@ -36,7 +36,7 @@ from prb_annotate.audit import ppi, sampling
 NOMINAL = 0.95
 # Category -> (pairs, human validated share).
 DATASET = {"a": (300, 0.6), "b": (500, 0.8), "c": (800, 0.9)}
-# The human sample a campaign planned for ±5 points overall at p = 0.5 takes: 59, 97 and 155.
+# The human sample a campaign planned for ±5 points overall at p = 0.5 takes: 61, 101 and 162.
 PLAN = sampling.plan_sample(
     {name: size for name, (size, _) in DATASET.items()}, sampling.PlanTargets(half_width=0.05), k=3
 )

@@ -523,8 +523,10 @@ def plan_for_targets(
 ) -> dict[str, Any]:
     """A sample plan's targets met with a model annotator on every pair that agrees with the
     humans on ``agreement`` of them (errors split evenly, ``residual_from_agreement``): the
-    human pairs per category beside the humans-only plan. Per category Cochran's size with
-    ``n0 r``; the overall target by the smallest proportional allocation that reaches it."""
+    human pairs per category beside the humans-only plan. Each target is sized with the
+    interval the estimate is reported with, as the humans-only plan is: per category
+    :func:`humans_needed`; overall the smallest proportional allocation whose reported
+    interval reaches it (:func:`expected_overall_half_width`)."""
     humans = sampling.plan_sample(populations, targets, k)
     share = targets.expected_share
     residual = residual_from_agreement(agreement, share)
@@ -558,18 +560,42 @@ def plan_for_targets(
 def _overall_allocation(
     plan: sampling.SamplePlan, half_width: float, share: float, residual: float
 ) -> dict[str, int]:
-    """Bisection over proportional allocations (as ``sampling.overall_allocation``) with the
-    model's variance sum W^2 S^2 (1/n - 1/N) r."""
+    """The smallest proportional allocation (as ``sampling.overall_allocation``) whose overall
+    interval, as :func:`_overall` reports it with the model on every pair, reaches the target
+    at the expected share. With ``residual`` 1 it is the humans-only plan's own allocation."""
     populations = {row.category: row.population for row in plan.categories}
-    total = sum(populations.values())
-    limit = (half_width / sampling.z_value(plan.targets.confidence)) ** 2
 
     def reaches(sample: int) -> bool:
         sizes = sampling.proportional_allocation(populations, sample)
-        variance = sum(
-            (size / total) ** 2 * sampling.sample_variance(share, sizes[category], size) * residual
-            for category, size in populations.items()
-        )
-        return variance <= limit * (1 + 1e-12)
+        half = expected_overall_half_width(populations, sizes, share, residual, plan.targets)
+        return half <= half_width + 1e-12
 
+    total = sum(populations.values())
     return sampling.proportional_allocation(populations, sampling.smallest_size(reaches, total))
+
+
+def expected_overall_half_width(
+    populations: Mapping[str, int],
+    sizes: Mapping[str, int],
+    share: float,
+    residual: float,
+    targets: sampling.PlanTargets,
+) -> float:
+    """The overall half-width :func:`_overall` reports when each category's human sample of
+    ``sizes`` shows ``share`` and a model on every pair leaves ``residual`` of the variance:
+    the spread from the shrunk share, as ``sampling.stratified_estimate`` reads it, times each
+    category's variance factor."""
+    total = sum(populations.values())
+    variance, smooth = 0.0, 0.0
+    for category, population in populations.items():
+        if not population:
+            continue
+        sample = sizes[category]
+        shrunk = sampling.shrunk_share(share * sample, sample)
+        spread = shrunk * (1 - shrunk) * (population / (population - 1) if population > 1 else 1)
+        weight = population / total
+        variance += weight**2 * spread * variance_factor(sample, population, population, residual)
+        smooth += weight * shrunk
+    size = math.inf if variance == 0 else smooth * (1 - smooth) / variance
+    interval = effective_interval(share, size, targets.confidence, sum(sizes.values()))
+    return float(interval["half_width"])

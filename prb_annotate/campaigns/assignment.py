@@ -32,7 +32,8 @@ The queue for one annotator, in order:
 
 A participant's first items are slowed (``Campaign.first_reservation_minutes``; 0 turns it
 off). A member whose account an invite link made (an ``InviteJoin`` row) is a *newcomer* until
-they answer a gold or practice item right (``Membership.proven_at``, set by the submits).
+they answer a gold, practice or qualification item right (``Membership.proven_at``, set by the
+submits).
 While they are one, their reservations last the short first window (never longer than the
 campaign's own); where the campaign has gold items, once they have an answer their queue is
 step 3 alone, a gold item every time, until one is right: an account made only to hold slots

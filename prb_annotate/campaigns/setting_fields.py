@@ -214,10 +214,10 @@ CAMPAIGN = _by_name(
         label=_("First reservation (minutes)"),
         help=_(
             "A participant who joined through a link holds an item this long (at most the "
-            "reservation above) until they answer a gold or practice item right; until then, "
-            "where the campaign has gold items, their first answer is followed by gold items "
-            "only. Without gold or practice, their first reservation alone is this short. 0 "
-            "turns it off."
+            "reservation above) until they answer a gold, practice or qualification item right; "
+            "until then, where the campaign has gold items, their first answer is followed by "
+            "gold items only. Without any of these, their first reservation alone is this short. "
+            "0 turns it off."
         ),
         minimum=0,
         maximum=24 * 60,

@@ -299,7 +299,8 @@ class Membership(models.Model):
     consent_given_at = models.DateTimeField(
         null=True, blank=True, verbose_name=_("Consent given at")
     )
-    # When the member first answered a gold or practice item right (``assignment.py``).
+    # When the member first answered a gold, practice or qualification item right
+    # (``assignment.py``).
     proven_at = models.DateTimeField(null=True, blank=True, verbose_name=_("First right answer at"))
 
     class Meta:

@@ -139,6 +139,28 @@ def test_the_planner_sizes_with_the_interval_it_reports() -> None:
     assert plan["humans_only"] == 337 + b["humans_only"]
 
 
+@pytest.mark.parametrize("half_width", [0.03, 0.05, 0.1])
+def test_an_overall_target_is_sized_with_the_reported_interval(half_width: float) -> None:
+    """A model that agrees on half the pairs at p = 0.5 leaves all the variance (r = 1): it saves
+    no pair, the plan is the humans-only one. A better model saves pairs, and the plan it gives
+    reaches the target as the estimate reports it, one pair fewer does not."""
+    populations = {"a": 300, "b": 500, "c": 800}
+    targets = sampling.PlanTargets(half_width=half_width)
+    useless = ppi.plan_for_targets(populations, targets, 3, agreement=0.5)
+    assert useless["residual_share"] == pytest.approx(1.0)
+    assert useless["with_model"] == useless["humans_only"]
+    helped = ppi.plan_for_targets(populations, targets, 3, agreement=0.9)
+    assert helped["with_model"] < helped["humans_only"]
+    sizes = {row["category"]: row["with_model"] for row in helped["per_category"]}
+    residual = helped["residual_share"]
+    reached = ppi.expected_overall_half_width(populations, sizes, 0.5, residual, targets)
+    assert reached <= half_width
+    fewer = sampling.proportional_allocation(populations, sum(sizes.values()) - 1)
+    if sum(fewer.values()) < sum(sizes.values()):
+        short = ppi.expected_overall_half_width(populations, fewer, 0.5, residual, targets)
+        assert short > half_width
+
+
 def test_a_model_on_too_few_pairs_cannot_reach_the_target() -> None:
     """The first phase's variance (1/M - 1/N) alone exceeds the target: no human sample can."""
     assert ppi.humans_needed(2000, 0.02, 0.5, residual=0.0, model_pairs=100) is None

@@ -1,9 +1,9 @@
 """A participant's first items are slowed (``Campaign.first_reservation_minutes``): a member
 whose account an invite link made holds each item for the short first window until they answer
-a gold or practice item right, and where the campaign has gold items their first answer is
-followed by gold items only until one is right. Members added by a manager, and proven members,
-keep the campaign's reservation and queue; a campaign without gold items shortens the first
-reservation alone; 0 turns the rule off."""
+a gold, practice or qualification item right, and where the campaign has gold items their first
+answer is followed by gold items only until one is right. Members added by a manager, and proven
+members, keep the campaign's reservation and queue; a campaign without gold items shortens the
+first reservation alone; 0 turns the rule off."""
 
 from datetime import timedelta
 from typing import Any

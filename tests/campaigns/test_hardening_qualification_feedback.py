@@ -35,6 +35,9 @@ def test_the_feedback_between_attempts_gives_no_answer(dataset: Dataset, annotat
     client.force_login(annotator)
     page = client.get(reverse("qualification_result", args=[campaign.pk])).content.decode()
     assert "Expected" not in page
+    # The page says what it shows, and that the second attempt swaps the sides (rules.position_for).
+    assert "whether each item was right, and why; the expected answers stay hidden." in page
+    assert "with the two responses shown in the other order" in page
     assert "Response A" not in page
     assert "Response B" not in page
     mine = token_client(annotator).get(reverse("api_my_qualification", args=[campaign.pk]))
