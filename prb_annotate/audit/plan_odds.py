@@ -4,7 +4,8 @@ plan that reaches it with room to spare. Pure functions; no ORM.
 A plan is sized so that the reported interval reaches the target half-width *when the sample
 shows exactly the expected share*. The sample share scatters around the expected one, and on
 the side nearer one half the interval is wider: a plan made at the expected share reaches its
-target in about half the outcomes (a median 61 %, as few as 17 %, when measured). So a plan
+target in about half the outcomes (over docs/sampling.md's 40 designs, a median 55 %, as few
+as 41 %). So a plan
 says its odds:
 
 - :func:`category_odds`: exact, over the hypergeometric distribution of the validated pairs
