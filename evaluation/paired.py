@@ -14,8 +14,9 @@ Pure functions over counts (numpy and scipy, no torch). On the ``n`` pairs both 
   at a level finds 80 % of the time, given the discordant pairs observed.
 
 Why Tango's interval: the percentile bootstrap it replaces resamples the observed table, so
-with few discordant pairs it collapses ([0, 0] whenever ``b = c = 0``) and covered 0.33 at 20
-pairs; the score interval inverts the test at each candidate difference with the variance that
+with few discordant pairs it collapses ([0, 0] whenever ``b = c = 0``) and covered 0.70 at 20
+pairs when one model is right alone on 2 to 5 % more pairs (docs/evaluation.md, table 4b);
+the score interval inverts the test at each candidate difference with the variance that
 difference implies, so it is never a point. The half-count correction is what holds exact
 coverage at 0.95 or more for every table from 20 to 500 pairs (plain Tango dips to 0.930;
 ``bench/coverage_bench.py``).

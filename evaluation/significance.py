@@ -317,7 +317,8 @@ class GroupingProcedure:
     once. Holm over all pairs holds the family-wise error at ``alpha`` whatever the models'
     true accuracies, so with five equal models the chance that any is put outside group 1 is
     at most ``alpha``. Holm over the tests against the observed best did not: that best is
-    chosen from the same data, and the error was 0.06 to 0.08 (``bench/coverage_bench.py``)."""
+    chosen from the same data, and the error was 0.06 to 0.08 with 100 to 500 pairs
+    (``bench/coverage_bench.py``, docs/evaluation.md table 5a)."""
 
     alpha: float = 0.05
     key: str = "all-pairs-holm"
