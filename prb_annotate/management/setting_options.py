@@ -12,6 +12,9 @@ from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+
 from prb_annotate.campaigns.setting_fields import Kind, Setting
 
 # What a value given on the command line is read as, by kind.
@@ -75,6 +78,12 @@ def _check(setting: Setting, value: Any) -> None:
         raise ArgumentTypeError(f"longer than {setting.max_length} characters")
     if setting.pattern and not re.match(setting.pattern, value):
         raise ArgumentTypeError(f"{value!r}: {setting.pattern_message}")
+    if setting.kind == Kind.URL and value:
+        # The check the page's URLField and the API's make.
+        try:
+            URLValidator()(value)
+        except ValidationError as error:
+            raise ArgumentTypeError(f"{value!r} is not a URL") from error
 
 
 def _with_default(words: str, default: Any) -> str:

@@ -24,6 +24,7 @@ from prb_annotate.models import Campaign, Dataset
         ("--half-width", "0.6", "argument --half-width: 0.6 is above 0.499, the most allowed"),
         ("--prolific-study-id", "a b", "'a b': Letters, digits, '-' and '_' only."),
         ("--reservation-minutes", "0", "argument --reservation-minutes: 0 is below 1"),
+        ("--completion-url", "done-page", "argument --completion-url: 'done-page' is not a URL"),
     ],
 )
 def test_it_refuses_what_the_declaration_refuses_and_creates_nothing(
