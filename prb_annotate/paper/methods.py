@@ -198,13 +198,7 @@ def _missing_intervals(audit: Mapping[str, Any], some_printed: bool) -> list[Par
     """Why agreement intervals are missing from the table, when some are."""
     if not audit["settings"]["resamples"]:
         return ["No agreement interval was computed (no resamples were drawn). "]
-    shown = [
-        c
-        for q in audit["agreement"]
-        for c in q["coefficients"]
-        if c["key"] in AGREEMENT_KEYS[q["kind"]]
-    ]
-    unreliable = [c for c in shown if c.get("reliable") is False]
+    shown, unreliable = agreement_intervals(audit)
     if not unreliable:
         return []
     because = f": {why}" if (why := unreliable_reasons(unreliable)) else ""
@@ -214,6 +208,19 @@ def _missing_intervals(audit: Mapping[str, Any], some_printed: bool) -> list[Par
         f"{len(unreliable)} of the {len(shown)} agreement intervals "
         f"{'is' if len(unreliable) == 1 else 'are'} marked unreliable and not printed{because}. "
     ]
+
+
+def agreement_intervals(
+    audit: Mapping[str, Any],
+) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """The agreement coefficients the tables print, and those of them marked unreliable."""
+    shown = [
+        c
+        for q in audit["agreement"]
+        for c in q["coefficients"]
+        if c["key"] in AGREEMENT_KEYS[q["kind"]]
+    ]
+    return shown, [c for c in shown if c.get("reliable") is False]
 
 
 def unreliable_reasons(coefficients: Sequence[Mapping[str, Any]]) -> str:

@@ -25,8 +25,8 @@ from prb_annotate.exports.pseudonyms import campaign_pseudonyms, pseudonymised
 from prb_annotate.models import Campaign
 from prb_annotate.paper import numbers as fmt
 from prb_annotate.paper import tables
+from prb_annotate.paper.methods import agreement_intervals
 from prb_annotate.paper.references import AUTHOR_YEAR
-from prb_annotate.paper.table_data import AGREEMENT_KEYS
 from prb_annotate.simulation.demo import SIMULATED_CAMPAIGN
 from prb_annotate.simulation.model_annotator import simulate_model_annotator
 from tests.support.sampling import TARGETS, pilot, planned_dataset, truth
@@ -116,14 +116,9 @@ def interval_counts(numbers: dict[str, Any]) -> set[str]:
     """The methods paragraph's "8 of the 16 agreement intervals are marked unreliable": counts
     of numbers.json's agreement coefficients (methods._missing_intervals), which only match
     another figure of the file by chance."""
-    audit = numbers.get("audit") or {}
-    shown = [
-        coefficient
-        for question in audit.get("agreement", [])
-        for coefficient in question["coefficients"]
-        if coefficient["key"] in AGREEMENT_KEYS[question["kind"]]
-    ]
-    unreliable = [c for c in shown if c.get("reliable") is False]
+    if not numbers.get("audit"):
+        return set()
+    shown, unreliable = agreement_intervals(numbers["audit"])
     return {str(len(shown)), str(len(unreliable))}
 
 
