@@ -24,6 +24,7 @@ Exit status: 0 on success, 2 on bad input or setup (one line says what and where
 
 import argparse
 import csv
+import dataclasses
 import json
 import os
 import sys
@@ -34,10 +35,10 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from evaluation import strict_json
 from evaluation.baselines import is_builtin
 from evaluation.compare_cli import add_compare_command
-from evaluation.config import PAPER_JUDGE_SEED, PAPER_MAX_LENGTH, ScoreConfig
-from evaluation.endpoint import add_endpoint_options
+from evaluation.config import PAPER_JUDGE_SEED, PAPER_MAX_LENGTH, ScoreConfig, add_model_options
+from evaluation.endpoint import add_endpoint_options, endpoint_from_options
 from evaluation.errors import EvaluationError
-from evaluation.inputs import MODES, PROFILE_FORMATS
+from evaluation.inputs import PROFILE_FORMATS
 from evaluation.judge_templates import (
     REASONING_NEW_TOKENS,
     VERDICT_NEW_TOKENS,
@@ -50,7 +51,6 @@ from evaluation.self_check import add_self_check_arguments
 
 if TYPE_CHECKING:
     from evaluation.downstream import Downstream
-    from evaluation.endpoint import Endpoint
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     score = add_score_command(commands)
-    add_model_options(score)
+    add_scoring_options(score)
     add_endpoint_options(score)
     add_statistics_options(score)
     add_correlate_command(commands)
@@ -79,8 +79,6 @@ def add_score_command(commands: Commands) -> argparse.ArgumentParser:
         "--data", required=True, help="JSONL/JSON/CSV/Parquet file, or an HF-style folder"
     )
     score.add_argument("--split", help="only this split of a folder (e.g. test)")
-    score.add_argument("--model", required=True, help="local folder or Hub id")
-    score.add_argument("--mode", choices=MODES, default="question")
     score.add_argument("--out", required=True, help="folder for scores.jsonl and summary.json")
     score.add_argument(
         "--name", help="short name of the run, matched by correlate (default: the --model given)"
@@ -95,12 +93,9 @@ def add_score_command(commands: Commands) -> argparse.ArgumentParser:
     return score
 
 
-def add_model_options(score: argparse.ArgumentParser) -> None:
+def add_scoring_options(score: argparse.ArgumentParser) -> None:
     """How the model is loaded and fed: mode, judge, device, lengths, padding, ties."""
-    score.add_argument("--top-k", type=int, default=10, help="profile posts shown in profile mode")
-    score.add_argument(
-        "--judge", action="store_true", help="the model is a causal LM judging pairs"
-    )
+    add_model_options(score)
     score.add_argument(
         "--both-orders", action="store_true", help="judge each pair in both A/B orders"
     )
@@ -131,11 +126,6 @@ def add_model_options(score: argparse.ArgumentParser) -> None:
         help="rank each user's posts against the question with this local dense retriever "
         "(mean pooling, as Contriever) before the first --top-k are kept",
     )
-    score.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda if present)")
-    score.add_argument(
-        "--dtype", help="float32, bfloat16, float16 (default: bf16 on cuda, fp32 on cpu)"
-    )
-    score.add_argument("--max-batch-tokens", type=int, help="token positions per forward pass")
     score.add_argument(
         "--max-length",
         type=int,
@@ -293,53 +283,22 @@ def config_from_args(args: argparse.Namespace, *, progress: bool) -> ScoreConfig
             raise EvaluationError(
                 f"cannot read the chat template {args.chat_template}: {error}"
             ) from None
-    return ScoreConfig(
-        model=args.model,
-        mode=args.mode,
-        top_k=args.top_k,
-        judge=args.judge,
-        both_orders=args.both_orders,
-        device=args.device,
-        dtype=args.dtype,
-        max_batch_tokens=args.max_batch_tokens,
-        max_length=args.max_length,
-        prefix_reuse=args.prefix_reuse,
-        padding_side=args.padding_side,
-        label_index=args.label_index,
-        tie_tolerance=args.tie_tolerance,
-        chat_template=template,
-        trust_remote_code=args.trust_remote_code,
-        max_new_tokens=args.max_new_tokens,
-        seed=seed,
-        resamples=args.resamples,
-        confidence=args.confidence,
-        group_by=args.group_by,
-        progress=progress,
-        name=args.name,
-        paper_settings=args.paper_settings,
-        self_check=args.self_check,
-        allow_flips=args.allow_flips,
-        judge_template=judge_template,
-        profile_format=profile_format,
-        rank_profile=args.rank_profile,
-        endpoint=endpoint_from_args(args),
-    )
-
-
-def endpoint_from_args(args: argparse.Namespace) -> "Endpoint | None":
-    """The judge's endpoint, or None: the judge is loaded here."""
-    if args.judge_endpoint is None:
-        return None
-    from evaluation.endpoint import Endpoint
-
-    return Endpoint(
-        url=args.judge_endpoint,
-        model=args.judge_model,
-        api_key_env=args.api_key_env,
-        concurrency=args.concurrency,
-        retries=args.retries,
-        timeout=args.timeout,
-    )
+    derived = {
+        "seed": seed,
+        "chat_template": template,
+        "judge_template": judge_template,
+        "profile_format": profile_format,
+        "progress": progress,
+        "endpoint": endpoint_from_options(vars(args)),
+    }
+    # Every other setting is the option of the same name: a new field of ScoreConfig needs
+    # its option, and nothing here.
+    given = {
+        field.name: getattr(args, field.name)
+        for field in dataclasses.fields(ScoreConfig)
+        if field.name not in derived
+    }
+    return ScoreConfig(**given, **derived)
 
 
 def run_score(args: argparse.Namespace) -> int:

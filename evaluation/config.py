@@ -1,10 +1,11 @@
 """Settings of a scoring run: one typed object for the library and the command line."""
 
+import argparse
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from evaluation.errors import EvaluationError
-from evaluation.inputs import PROFILE_FORMATS, Mode
+from evaluation.inputs import MODES, PROFILE_FORMATS, Mode
 from evaluation.judge_templates import VERDICT_NEW_TOKENS, JudgeTemplate
 
 if TYPE_CHECKING:  # the built-in baselines use this module without torch
@@ -29,6 +30,23 @@ PAPER_JUDGE_SEED = 42
 # once matmuls are a few thousand rows tall; a GPU wants them large.
 CPU_BATCH_TOKENS = 4096
 CUDA_BATCH_TOKENS = 32768
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """Which model, how it reads a pair and where it runs: the options of
+    ``python -m evaluation score`` and ``manage.py evaluate`` alike (the fields of
+    :class:`ScoreConfig` of the same names)."""
+    parser.add_argument("--model", required=True, help="local folder or Hub id")
+    parser.add_argument("--mode", choices=MODES, default="question")
+    parser.add_argument("--top-k", type=int, default=10, help="profile posts shown in profile mode")
+    parser.add_argument(
+        "--judge", action="store_true", help="the model is a causal LM judging pairs"
+    )
+    parser.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda if present)")
+    parser.add_argument(
+        "--dtype", help="float32, bfloat16, float16 (default: bf16 on cuda, fp32 on cpu)"
+    )
+    parser.add_argument("--max-batch-tokens", type=int, help="token positions per forward pass")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import os
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +57,21 @@ def add_endpoint_options(score: argparse.ArgumentParser, *, needs: str = "") -> 
         "--retries", type=int, default=3, help="further attempts after a failure that passes"
     )
     score.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for a reply")
+
+
+def endpoint_from_options(options: Mapping[str, Any]) -> "Endpoint | None":
+    """The endpoint the options of ``add_endpoint_options`` name (parsed: ``vars(args)`` or a
+    command's options), or None where ``--judge-endpoint`` is not given."""
+    if not options.get("judge_endpoint"):
+        return None
+    return Endpoint(
+        url=options["judge_endpoint"],
+        model=options["judge_model"],
+        api_key_env=options["api_key_env"],
+        concurrency=options["concurrency"],
+        retries=options["retries"],
+        timeout=options["timeout"],
+    )
 
 
 @dataclass

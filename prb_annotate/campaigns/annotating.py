@@ -7,7 +7,7 @@ the chosen answer, and ``answers_from_form`` turns the A/B form into dataset ori
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import cached_property
@@ -66,9 +66,8 @@ class Answers:
 ANSWER_FIELDS = tuple(field.name for field in fields(Answers))
 
 
-def answer_columns(answers: Any) -> dict[str, Any]:
-    """The Annotation columns an annotator's answers fill, read off ``answers`` (an
-    :class:`Answers`, or an imported answer that has the same fields)."""
+def answer_columns(answers: Answers) -> dict[str, Any]:
+    """The Annotation columns an annotator's answers fill."""
     return {name: getattr(answers, name) for name in ANSWER_FIELDS}
 
 
@@ -352,7 +351,8 @@ UPDATE prb_annotate_assignment SET status = 'submitted', submitted_at = %s WHERE
 
 @dataclass(frozen=True)
 class _Locked:
-    """An assignment as SUBMIT_SQL reads it, under its lock."""
+    """An assignment as SUBMIT_SQL reads it, under its lock: the fields after
+    ``assignment_id`` are the query's columns, in its order."""
 
     assignment_id: int
     status: str
@@ -371,6 +371,18 @@ class _Locked:
     blocked: bool  # a member not cleared for regular items
     consent_missing: bool  # a member who has not accepted the consent text
 
+    @classmethod
+    def from_row(cls, assignment_id: int, row: Sequence[Any]) -> "_Locked":
+        values = dict(zip(_LOCKED_COLUMNS, row, strict=True))
+        # Plain SQL gives 0/1 for the flags, and a JSON column as text on SQLite.
+        for name in ("live", "blocked", "consent_missing"):
+            values[name] = bool(values[name])
+        for name in ("target", "others_submitted", "others_reserved"):
+            values[name] = int(values[name])
+        for name in ("gold_answers", "quality_criteria"):
+            values[name] = _json(values[name])
+        return cls(assignment_id=assignment_id, **values)
+
     @cached_property
     def form_assignment(self) -> Assignment:
         """What ``parse_submission`` needs: the side of the chosen answer and the questions.
@@ -385,6 +397,9 @@ class _Locked:
         )
         assignment.campaign = campaign
         return assignment
+
+
+_LOCKED_COLUMNS = tuple(field.name for field in fields(_Locked))[1:]
 
 
 def submit(
@@ -483,41 +498,7 @@ def _lock_for_submit(
     rows = fetch(SUBMIT_SQL, [when, when, client_token, assignment_id, annotator.pk])
     if not rows:
         raise Assignment.DoesNotExist("No such assignment.")
-    (
-        status,
-        chosen_position,
-        live,
-        kind,
-        gold_answers,
-        target,
-        campaign_status,
-        criteria,
-        scale_max,
-        token_annotation_id,
-        token_assignment_id,
-        submitted,
-        reserved,
-        blocked,
-        consent_missing,
-    ) = rows[0]
-    return _Locked(
-        assignment_id=assignment_id,
-        status=status,
-        chosen_position=chosen_position,
-        live=bool(live),
-        kind=kind,
-        gold_answers=_json(gold_answers),
-        target=int(target),
-        campaign_status=campaign_status,
-        quality_criteria=_json(criteria),
-        rating_scale_max=scale_max,
-        token_annotation_id=token_annotation_id,
-        token_assignment_id=token_assignment_id,
-        others_submitted=int(submitted),
-        others_reserved=int(reserved),
-        blocked=bool(blocked),
-        consent_missing=bool(consent_missing),
-    )
+    return _Locked.from_row(assignment_id, rows[0])
 
 
 def _store(locked: _Locked, submission: Submission, now: datetime) -> SubmitResult:

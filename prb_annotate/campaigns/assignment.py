@@ -209,37 +209,6 @@ def is_gold_slot(position: int, rate: float, *, seed: int, annotator_id: int) ->
 
 
 @dataclass(frozen=True)
-class _Settings:
-    """The campaign as read inside the transaction."""
-
-    campaign_id: int
-    status: str
-    k: int
-    reservation_minutes: int
-    first_reservation_minutes: int
-    quota: int | None
-    gold_rate: float
-    seed: int
-    invite_token: str
-    record: Campaign
-
-    @classmethod
-    def of(cls, campaign: Campaign) -> "_Settings":
-        return cls(
-            campaign_id=campaign.pk,
-            status=campaign.status,
-            k=campaign.annotations_per_pair,
-            reservation_minutes=campaign.reservation_minutes,
-            first_reservation_minutes=campaign.first_reservation_minutes,
-            quota=campaign.quota_per_annotator,
-            gold_rate=campaign.gold_rate,
-            seed=campaign.seed,
-            invite_token=campaign.invite_token,
-            record=campaign,
-        )
-
-
-@dataclass(frozen=True)
 class _History:
     submitted: int
     shown_a: int
@@ -257,15 +226,19 @@ class _History:
         """A newcomer who has answered, in a campaign with gold items: gold until one is right."""
         return self.newcomer == NEWCOMER_WITH_GOLD and self.submitted > 0
 
-    def reservation_minutes(self, settings: "_Settings") -> int:
+    def quota_reached(self, campaign: Campaign) -> bool:
+        quota = campaign.quota_per_annotator
+        return quota is not None and self.submitted >= quota
+
+    def reservation_minutes(self, campaign: Campaign) -> int:
         """How long a new reservation lasts: the short first window for a newcomer (their
         first reservation only where no gold item can prove them)."""
         slowed = self.newcomer == NEWCOMER_WITH_GOLD or (
             self.newcomer == NEWCOMER and self.submitted == 0
         )
         if not slowed:
-            return settings.reservation_minutes
-        return min(settings.first_reservation_minutes, settings.reservation_minutes)
+            return campaign.reservation_minutes
+        return min(campaign.first_reservation_minutes, campaign.reservation_minutes)
 
 
 class QualificationFirst(Exception):
@@ -414,7 +387,7 @@ def _next_in_transaction(
         return _NOT_CLEARED
     submitted, shown_a, reserved_rows, expired_rows, newcomer = (int(n) for n in counts)
     history = _History(submitted, shown_a, reserved_rows, expired_rows, newcomer, network)
-    assignment = _queue(_Settings.of(campaign), annotator, history, now, plan, may_plan)
+    assignment = _queue(campaign, annotator, history, now, plan, may_plan)
     if assignment is not None:
         assignment.campaign = campaign
         assignment.item.campaign = campaign
@@ -422,7 +395,7 @@ def _next_in_transaction(
 
 
 def _queue(
-    settings: _Settings,
+    campaign: Campaign,
     annotator: User,
     history: _History,
     now: datetime,
@@ -430,47 +403,47 @@ def _queue(
     may_plan: bool,
 ) -> Assignment | None:
     """The steps of the queue, in the transaction; the assignment has its item and pair."""
-    if settings.status != Campaign.Status.ACTIVE:
+    if campaign.status != Campaign.Status.ACTIVE:
         return None
-    locks = _ItemLocks(settings, annotator, now)
+    locks = _ItemLocks(campaign, annotator, now)
     if history.reserved_rows:
-        own = _own_reservation(settings, annotator, history, locks)
+        own = _own_reservation(campaign, annotator, history, locks)
         if own is not None:
             return own
     if history.expired_rows:
         # A new reservation may reuse one of these rows. Lock them now, before any item: a
         # submit of such a row by its annotator (an old page) locks the row, then the item.
-        fetch(OWN_EXPIRED_SQL + row_lock(), [settings.campaign_id, annotator.pk])
-    if settings.quota is not None and history.submitted >= settings.quota:
+        fetch(OWN_EXPIRED_SQL + row_lock(), [campaign.pk, annotator.pk])
+    if history.quota_reached(campaign):
         return None
-    if history.network is not None and _network_full(settings, history.network, now):
+    if history.network is not None and _network_full(campaign, history.network, now):
         return None  # the accounts the link made from this network hold their share
     if history.gold_only or is_gold_slot(
-        history.submitted, settings.gold_rate, seed=settings.seed, annotator_id=annotator.pk
+        history.submitted, campaign.gold_rate, seed=campaign.seed, annotator_id=annotator.pk
     ):
-        gold = _reserve_gold(settings, annotator, history, locks)
+        gold = _reserve_gold(campaign, annotator, history, locks)
         if gold is not None or history.gold_only:
             return gold
     if plan is None and may_plan:
         # Inside the transaction already: the walk for new items waits until it is needed.
-        plan = _plan(settings, annotator, now, eager=False)
+        plan = _plan(campaign, annotator, now, eager=False)
     if plan is not None:
-        reserved = _reserve_regular(settings, history, locks, plan)
+        reserved = _reserve_regular(campaign, history, locks, plan)
         if reserved is not None:
             return reserved
     # No plan yet, or none of its items could be taken: plan again from scratch, inside the
     # transaction, before telling the annotator that nothing is left.
-    exact = _plan(settings, annotator, now, exact=True)
-    return _reserve_regular(settings, history, locks, exact, last_try=True)
+    exact = _plan(campaign, annotator, now, exact=True)
+    return _reserve_regular(campaign, history, locks, exact, last_try=True)
 
 
-def _network_full(settings: _Settings, network: str, now: datetime) -> bool:
-    held = fetch(NETWORK_HELD_SQL, [settings.campaign_id, network, db_time(now)])[0][0]
-    return bool(held) and held >= slots_per_network(settings.record)
+def _network_full(campaign: Campaign, network: str, now: datetime) -> bool:
+    held = fetch(NETWORK_HELD_SQL, [campaign.pk, network, db_time(now)])[0][0]
+    return bool(held) and held >= slots_per_network(campaign)
 
 
 def _plan(
-    settings: _Settings,
+    campaign: Campaign,
     annotator: User,
     now: datetime,
     *,
@@ -478,9 +451,9 @@ def _plan(
     eager: bool = True,
 ) -> Plan:
     return plan_for(
-        campaign_id=settings.campaign_id,
-        invite_token=settings.invite_token,
-        k=settings.k,
+        campaign_id=campaign.pk,
+        invite_token=campaign.invite_token,
+        k=campaign.annotations_per_pair,
         annotator_id=annotator.pk,
         now=now,
         exact=exact,
@@ -489,7 +462,7 @@ def _plan(
 
 
 def _own_reservation(
-    settings: _Settings, annotator: User, history: _History, locks: "_ItemLocks"
+    campaign: Campaign, annotator: User, history: _History, locks: "_ItemLocks"
 ) -> Assignment | None:
     """The annotator's live reservation; or, when it lapsed, the same item again if it still
     has room (a reload after a long break shows the same pair). Lapsed reservations that do
@@ -498,21 +471,20 @@ def _own_reservation(
     rows = list(
         Assignment.objects.select_for_update(of=("self",))
         .select_related("item__pair")
-        .filter(campaign_id=settings.campaign_id, annotator=annotator, status=RESERVED)
+        .filter(campaign_id=campaign.pk, annotator=annotator, status=RESERVED)
         .order_by("-reserved_at", "-pk")
     )
     for row in rows:
         if is_live(row, now):
             return row
     revived = None
-    quota_done = settings.quota is not None and history.submitted >= settings.quota
-    if rows and not quota_done:
+    if rows and not history.quota_reached(campaign):
         latest = rows[0]
         slot = locks.lock(latest.item_id)
         if slot is not None and slot.has_room(exclude_own=True):
-            latest.chosen_position = _position_for(settings, annotator, history, slot)
+            latest.chosen_position = _position_for(campaign, annotator, history, slot)
             latest.reserved_at = now
-            latest.expires_at = now + timedelta(minutes=history.reservation_minutes(settings))
+            latest.expires_at = now + timedelta(minutes=history.reservation_minutes(campaign))
             latest.save(update_fields=["chosen_position", "reserved_at", "expires_at"])
             revived = latest
     lapsed = [row.pk for row in rows if row is not revived]
@@ -556,8 +528,8 @@ class _ItemLocks:
     waits can form between annotators.
     """
 
-    def __init__(self, settings: _Settings, annotator: User, now: datetime) -> None:
-        self.settings = settings
+    def __init__(self, campaign: Campaign, annotator: User, now: datetime) -> None:
+        self.campaign = campaign
         self.annotator = annotator
         self.now = now
         self.holding = False
@@ -584,9 +556,10 @@ class _ItemLocks:
         item.pair = instance(Pair, rows[0], item_width)
         counts = rows[0][item_width + len(Pair._meta.concrete_fields) :]
         occupied, shown_a, stale, own, own_expired_id = counts
+        item.campaign = self.campaign
         return _Slot(
             item=item,
-            target=self.settings.k + item.extra_annotations + item.replacement_annotations,
+            target=item.target_annotations(),
             occupied=int(occupied),
             shown_a=int(shown_a),
             stale=int(stale),
@@ -595,13 +568,13 @@ class _ItemLocks:
         )
 
 
-def _position_for(settings: _Settings, annotator: User, history: _History, slot: _Slot) -> str:
+def _position_for(campaign: Campaign, annotator: User, history: _History, slot: _Slot) -> str:
     return balanced_position(
         annotator_a=history.shown_a,
         annotator_b=history.shown_b,
         item_a=slot.shown_a,
         item_b=slot.occupied - slot.shown_a,
-        tie_break=_tie_break(settings.seed, annotator.pk, slot.item_id),
+        tie_break=_tie_break(campaign.seed, annotator.pk, slot.item_id),
         last_slot=slot.kind == REGULAR and slot.occupied + 1 >= slot.target,
     )
 
@@ -612,26 +585,24 @@ def _tie_break(seed: int, annotator_id: int, item_id: int) -> str:
 
 
 def _reserve(
-    settings: _Settings, annotator: User, history: _History, slot: _Slot, now: datetime
+    campaign: Campaign, annotator: User, history: _History, slot: _Slot, now: datetime
 ) -> Assignment:
     """Take one slot of the locked item, in a new row or in the annotator's expired row for it
     (one row per item and annotator). Lapsed reservations of others on it become expired."""
     if slot.stale:
         _expire_stale_on_item(slot.item_id, now)
-    position = _position_for(settings, annotator, history, slot)
-    expires_at = now + timedelta(minutes=history.reservation_minutes(settings))
+    position = _position_for(campaign, annotator, history, slot)
+    expires_at = now + timedelta(minutes=history.reservation_minutes(campaign))
     times = [db_time(now), db_time(expires_at)]
     if slot.own_expired_id is not None:
         execute(REUSE_SQL, [position, *times, slot.own_expired_id])
         assignment_id = slot.own_expired_id
     else:
-        inserted = fetch(
-            INSERT_SQL, [settings.campaign_id, slot.item_id, annotator.pk, position, *times]
-        )
+        inserted = fetch(INSERT_SQL, [campaign.pk, slot.item_id, annotator.pk, position, *times])
         assignment_id = inserted[0][0]
     return Assignment(
         pk=assignment_id,
-        campaign_id=settings.campaign_id,
+        campaign_id=campaign.pk,
         item=slot.item,
         annotator=annotator,
         chosen_position=position,
@@ -655,13 +626,13 @@ def _expire_stale_on_item(item_id: int, now: datetime) -> None:
 
 
 def _reserve_gold(
-    settings: _Settings, annotator: User, history: _History, locks: _ItemLocks
+    campaign: Campaign, annotator: User, history: _History, locks: _ItemLocks
 ) -> Assignment | None:
     live = occupying(locks.now, "assignments__")
     rows = (
-        CampaignItem.objects.filter(campaign_id=settings.campaign_id, kind=GOLD)
+        CampaignItem.objects.filter(campaign_id=campaign.pk, kind=GOLD)
         .exclude(
-            pk__in=Assignment.objects.filter(campaign_id=settings.campaign_id, annotator=annotator)
+            pk__in=Assignment.objects.filter(campaign_id=campaign.pk, annotator=annotator)
             .exclude(status=EXPIRED)
             .values("item_id")
         )
@@ -672,7 +643,7 @@ def _reserve_gold(
         )
         .order_by("order_key")
     )
-    rng = random.Random(f"gold-order:{settings.seed}:{annotator.pk}")
+    rng = random.Random(f"gold-order:{campaign.seed}:{annotator.pk}")
     candidates = [
         Candidate(row["pk"], row["occupied"], row["shown_a"], rng.getrandbits(32)) for row in rows
     ]
@@ -681,7 +652,7 @@ def _reserve_gold(
     for candidate in candidates[:MAX_CANDIDATES]:
         slot = locks.lock(candidate.item_id)
         if slot is not None and slot.has_room():
-            return _reserve(settings, annotator, history, slot, locks.now)
+            return _reserve(campaign, annotator, history, slot, locks.now)
     return None
 
 
@@ -693,7 +664,7 @@ def _conflict(history: _History, candidate: Candidate) -> bool:
 
 
 def _reserve_regular(
-    settings: _Settings,
+    campaign: Campaign,
     history: _History,
     locks: _ItemLocks,
     plan: Plan,
@@ -708,7 +679,7 @@ def _reserve_regular(
         if slot is None:
             skipped.append(candidate.item_id)
         elif slot.has_room():
-            return _reserve(settings, locks.annotator, history, slot, locks.now)
+            return _reserve(campaign, locks.annotator, history, slot, locks.now)
     if not last_try:
         return None
     # Every item left was being taken by someone else: wait for them rather than tell the
@@ -716,7 +687,7 @@ def _reserve_regular(
     for item_id in skipped:
         slot = locks.lock(item_id)
         if slot is not None and slot.has_room():
-            return _reserve(settings, locks.annotator, history, slot, locks.now)
+            return _reserve(campaign, locks.annotator, history, slot, locks.now)
     return None
 
 

@@ -49,7 +49,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Exists, Max, Min, OuterRef, QuerySet
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -244,12 +244,13 @@ def join_bursts(campaign: Campaign) -> list[JoinBurst]:
     share = accounts_per_address(campaign)
     if share < 2:
         return []  # in a tiny campaign every joining network fills its share
+    # Columns named as JoinBurst's fields.
     rows = (
         InviteJoin.objects.filter(campaign=campaign)
-        .values("address")
+        .values(network=F("address"))
         .annotate(accounts=Count("pk"), first=Min("at"), last=Max("at"))
         .filter(accounts__gte=share)
-        .order_by("-accounts", "address")
+        .order_by("-accounts", "network")
     )
     excluded = set(
         AnnotatorExclusion.objects.filter(campaign=campaign, lifted_at__isnull=True).values_list(
@@ -258,16 +259,8 @@ def join_bursts(campaign: Campaign) -> list[JoinBurst]:
     )
     bursts = []
     for row in rows:
-        users = burst_users(campaign, row["address"])
-        bursts.append(
-            JoinBurst(
-                network=row["address"],
-                accounts=row["accounts"],
-                first=row["first"],
-                last=row["last"],
-                excluded=len(excluded & set(users)),
-            )
-        )
+        users = burst_users(campaign, row["network"])
+        bursts.append(JoinBurst(**row, excluded=len(excluded & set(users))))
     return bursts
 
 

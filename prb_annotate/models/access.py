@@ -1,14 +1,10 @@
 """Who may come in: study participants' accounts, logins and invite-link joins."""
 
-from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from prb_annotate.models.campaigns import Campaign
-
-# The user model's label, short enough to keep a foreign key to it on one line.
-USER_MODEL = settings.AUTH_USER_MODEL
+from prb_annotate.models.campaigns import USER_MODEL, Campaign
 
 
 class Participant(models.Model):
@@ -75,7 +71,7 @@ class InviteJoin(models.Model):
         Campaign, on_delete=models.CASCADE, related_name="invite_joins", verbose_name=_("Campaign")
     )
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", verbose_name=_("User")
+        USER_MODEL, on_delete=models.CASCADE, related_name="+", verbose_name=_("User")
     )
     address = models.CharField(max_length=100, verbose_name=_("Address"))
     at = models.DateTimeField(default=timezone.now, verbose_name=_("At"))

@@ -1,14 +1,10 @@
 """The work of annotators: items handed out, answers being written, answers submitted."""
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from prb_annotate.models.campaigns import Campaign, CampaignItem
-
-# The user model's label, short enough to keep a foreign key to it on one line.
-USER_MODEL = settings.AUTH_USER_MODEL
+from prb_annotate.models.campaigns import USER_MODEL, Campaign, CampaignItem
 
 
 class Assignment(models.Model):

@@ -13,7 +13,8 @@ from django.utils.translation import gettext_lazy as _
 from prb_annotate.languages import models as lang  # LanguageChoice; validators
 from prb_annotate.models.datasets import Dataset, Pair
 
-# The user model's label, short enough to keep a foreign key to it on one line.
+# The user model's label, short enough to keep a foreign key to it on one line; every
+# model module's keys to users name it.
 USER_MODEL = settings.AUTH_USER_MODEL
 
 
@@ -157,7 +158,7 @@ class Campaign(models.Model):
         verbose_name=_("Texts per language"),
     )
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
+        USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,

@@ -1,14 +1,10 @@
 """What managers decide over the audit: adjudications and annotators left out."""
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from prb_annotate.models.campaigns import Campaign, CampaignItem
-
-# The user model's label, short enough to keep a foreign key to it on one line.
-USER_MODEL = settings.AUTH_USER_MODEL
+from prb_annotate.models.campaigns import USER_MODEL, Campaign, CampaignItem
 
 
 class Adjudication(models.Model):
@@ -29,7 +25,7 @@ class Adjudication(models.Model):
     reason = models.CharField(max_length=64)
     note = models.TextField(blank=True)
     decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+        USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     is_current = models.BooleanField(default=True)
@@ -60,11 +56,11 @@ class AnnotatorExclusion(models.Model):
     annotator = models.ForeignKey(USER_MODEL, on_delete=models.CASCADE, related_name="+")
     reason = models.TextField()
     excluded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+        USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     lifted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     lifted_at = models.DateTimeField(null=True, blank=True)
 

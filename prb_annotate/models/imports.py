@@ -1,14 +1,10 @@
 """Answers collected elsewhere: the files imported into an external campaign, and their
 annotators."""
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from prb_annotate.models.campaigns import Campaign
-
-# The user model's label, short enough to keep a foreign key to it on one line.
-USER_MODEL = settings.AUTH_USER_MODEL
+from prb_annotate.models.campaigns import USER_MODEL, Campaign
 
 
 class AnswerImport(models.Model):
@@ -22,7 +18,7 @@ class AnswerImport(models.Model):
     file_format = models.CharField(max_length=20)
     answers = models.PositiveIntegerField(default=0)
     imported_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     imported_at = models.DateTimeField(auto_now_add=True)
 
@@ -44,7 +40,7 @@ class ExternalAnnotator(models.Model):
         Campaign, on_delete=models.CASCADE, related_name="external_annotators"
     )
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="external_annotator"
+        USER_MODEL, on_delete=models.CASCADE, related_name="external_annotator"
     )
     given_id = models.CharField(max_length=200)
 

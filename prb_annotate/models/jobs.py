@@ -1,14 +1,10 @@
 """Work run in the background."""
 
-from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from prb_annotate.models.campaigns import Campaign
-
-# The user model's label, short enough to keep a foreign key to it on one line.
-USER_MODEL = settings.AUTH_USER_MODEL
+from prb_annotate.models.campaigns import USER_MODEL, Campaign
 
 
 class Job(models.Model):
@@ -23,7 +19,7 @@ class Job(models.Model):
 
     campaign = models.ForeignKey(Campaign, models.CASCADE, null=True, related_name="jobs")
     started_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+        USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     kind = models.CharField(max_length=20)
     options = models.JSONField(default=dict)

@@ -1,15 +1,11 @@
 """Practice and qualification before the queue."""
 
-from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from prb_annotate.models.campaigns import Campaign, Membership
+from prb_annotate.models.campaigns import USER_MODEL, Campaign, Membership
 from prb_annotate.models.datasets import Pair
-
-# The user model's label, short enough to keep a foreign key to it on one line.
-USER_MODEL = settings.AUTH_USER_MODEL
 
 
 class QualificationItem(models.Model):
@@ -108,7 +104,7 @@ class QualificationRecord(models.Model):
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
     admitted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     admit_reason = models.TextField(blank=True)
     admitted_at = models.DateTimeField(null=True, blank=True)

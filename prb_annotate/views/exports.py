@@ -1,38 +1,14 @@
 """Export page for a campaign's managers: pick a subset and a format, download a zip."""
 
-from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, HttpRequest, HttpResponseBase
 from django.shortcuts import render
 from django.urls import path
-from django.utils.translation import gettext_lazy as _
 
 from prb_annotate.exports.archive import chosen_export_zip, refusal_status
 from prb_annotate.exports.slices import ExportError
 from prb_annotate.security.access import managed_campaign_or_404
-
-
-class ExportForm(forms.Form):
-    subset = forms.ChoiceField(
-        label=_("Subset"),
-        choices=[
-            ("validated", _("Validated pairs")),
-            ("excluded", _("Excluded pairs (failed or still undecided)")),
-            ("all", _("All pairs")),
-        ],
-        initial="validated",
-    )
-    format = forms.ChoiceField(
-        label=_("Format"),
-        choices=[("jsonl", "JSON Lines"), ("parquet", "Parquet"), ("csv", "CSV")],
-        initial="jsonl",
-    )
-    with_validation = forms.BooleanField(
-        required=False,
-        initial=True,
-        label=_("Add a validation object to each record"),
-        help_text=_("Number of annotations, majority answers, quality medians, verdict, reasons."),
-    )
+from prb_annotate.web.forms import ExportForm
 
 
 @login_required

@@ -4,14 +4,12 @@ any campaign's answers as a CSV download."""
 
 from typing import Any, cast
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
-from django.utils.translation import gettext_lazy as _
 
 from prb_annotate.campaigns.external.importing import import_upload
 from prb_annotate.campaigns.external.mapping import MappingError
@@ -21,21 +19,7 @@ from prb_annotate.jobs import imports
 from prb_annotate.jobs.running import start_answers_import
 from prb_annotate.security.access import managed_campaign_or_404
 from prb_annotate.views.jobs import job_url
-
-
-class AnswerUploadForm(forms.Form):
-    file = forms.FileField(
-        label=_("File"),
-        help_text=_(
-            "A tidy table (.csv, .jsonl, .parquet; our annotations export is one) or a "
-            "Label Studio JSON export (.json)."
-        ),
-    )
-    mapping = forms.FileField(
-        label=_("Mapping"),
-        required=False,
-        help_text=_("JSON mapping of columns, values and Label Studio controls."),
-    )
+from prb_annotate.web.forms import AnswerUploadForm
 
 
 @login_required

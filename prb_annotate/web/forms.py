@@ -1,5 +1,6 @@
 """Web forms: the campaign forms managers fill in (new campaign, settings, annotators, dataset
-upload), the sign-up invite's form, and the question set of the annotation page.
+upload, answer-file upload, export choice), the sign-up invite's form, and the question set of
+the annotation page.
 
 The annotation page is not a Django ``Form``: its fields depend on the campaign (criteria and
 scale) and are parsed by ``annotating.answers_from_form``, so that the page and the API accept
@@ -523,6 +524,44 @@ def _yes_no_field(label: StrOrPromise) -> forms.TypedChoiceField:
         choices=[("", _("any")), ("yes", _("yes")), ("no", _("no"))],
         coerce=lambda value: value == "yes",
         empty_value=None,
+    )
+
+
+class AnswerUploadForm(forms.Form):
+    file = forms.FileField(
+        label=_("File"),
+        help_text=_(
+            "A tidy table (.csv, .jsonl, .parquet; our annotations export is one) or a "
+            "Label Studio JSON export (.json)."
+        ),
+    )
+    mapping = forms.FileField(
+        label=_("Mapping"),
+        required=False,
+        help_text=_("JSON mapping of columns, values and Label Studio controls."),
+    )
+
+
+class ExportForm(forms.Form):
+    subset = forms.ChoiceField(
+        label=_("Subset"),
+        choices=[
+            ("validated", _("Validated pairs")),
+            ("excluded", _("Excluded pairs (failed or still undecided)")),
+            ("all", _("All pairs")),
+        ],
+        initial="validated",
+    )
+    format = forms.ChoiceField(
+        label=_("Format"),
+        choices=[("jsonl", "JSON Lines"), ("parquet", "Parquet"), ("csv", "CSV")],
+        initial="jsonl",
+    )
+    with_validation = forms.BooleanField(
+        required=False,
+        initial=True,
+        label=_("Add a validation object to each record"),
+        help_text=_("Number of annotations, majority answers, quality medians, verdict, reasons."),
     )
 
 

@@ -6,10 +6,11 @@ a problem naming the row and column for everything wrong with it.
 """
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from prb_annotate.campaigns.annotating import Answers
 from prb_annotate.datasets.importing import Location, Problem
 
 PAIR_ID = "pair_id"
@@ -87,13 +88,7 @@ class ImportedAnswer:
     pair_id: str
     annotator: str
     chosen_position: str
-    rubric_fit: str
-    differentiator: str
-    confidence: str = ""
-    quality_chosen: dict[str, int] = field(default_factory=dict)
-    quality_rejected: dict[str, int] = field(default_factory=dict)
-    comment: str = ""
-    flagged: bool = False
+    answers: Answers
     time_on_task_ms: int | None = None
     counted: bool = True
     submitted_at: datetime | None = None
@@ -162,13 +157,15 @@ def parse_row(
         pair_id=pair_id,
         annotator=annotator,
         chosen_position=position,
-        rubric_fit=fit,
-        differentiator=differentiator,
-        confidence=confidence,
-        quality_chosen=chosen,
-        quality_rejected=rejected,
-        comment=comment,
-        flagged=_flag(row, FLAGGED, report, default=False),
+        answers=Answers(
+            quality_chosen=chosen,
+            quality_rejected=rejected,
+            rubric_fit=fit,
+            differentiator=differentiator,
+            confidence=confidence,
+            comment=comment,
+            flagged=_flag(row, FLAGGED, report, default=False),
+        ),
         time_on_task_ms=_milliseconds(row, report),
         counted=_flag(row, COUNTED, report, default=True),
         submitted_at=_time(row, SUBMITTED_AT, report),

@@ -282,7 +282,7 @@ def _write(
         [
             Annotation(
                 assignment=assignment,
-                **answer_columns(answer),
+                **answer_columns(answer.answers),
                 time_on_task_ms=answer.time_on_task_ms,
                 client_token=f"import-{record.pk}-{number}",
             )

@@ -19,11 +19,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         # evaluation/ is loaded by the command that runs, not by listing the commands.
+        from evaluation.config import add_model_options
         from evaluation.endpoint import add_endpoint_options
         from evaluation.self_check import add_self_check_arguments
 
         parser.add_argument("--campaign", type=int, required=True)
-        parser.add_argument("--model", required=True, help="local folder or hub id")
+        add_model_options(parser)
         parser.add_argument(
             "--name",
             default=None,
@@ -31,12 +32,6 @@ class Command(BaseCommand):
             "folder's base name, never its path; a name already taken is refused)",
         )
         parser.add_argument("--subset", choices=["validated", "excluded", "all"], default="all")
-        parser.add_argument("--mode", choices=["question", "profile"], default="question")
-        parser.add_argument("--top-k", type=int, default=10)
-        parser.add_argument("--judge", action="store_true", help="a generative pairwise judge")
-        parser.add_argument("--device", default=None)
-        parser.add_argument("--dtype", default=None)
-        parser.add_argument("--max-batch-tokens", type=int, default=None)
         parser.add_argument("--seed", type=int, default=0)
         add_self_check_arguments(parser, failing=" (nothing is stored)", kept="store")
         parser.add_argument(
@@ -140,16 +135,10 @@ MODEL_OPTIONS = ("model", "mode", "top_k", "device", "dtype", "max_batch_tokens"
 def model_options(options: dict[str, Any]) -> dict[str, Any]:
     """How to load and run the model: the same for a scoring run and a model annotator; a
     judge behind an endpoint is asked there instead (``evaluation/endpoint.py``)."""
-    chosen = {name: options[name] for name in MODEL_OPTIONS}
-    if options.get("judge_endpoint"):
-        from evaluation.endpoint import Endpoint  # plain Python, no torch
+    from evaluation.endpoint import endpoint_from_options  # plain Python, no torch
 
-        chosen["endpoint"] = Endpoint(
-            url=options["judge_endpoint"],
-            model=options["judge_model"],
-            api_key_env=options["api_key_env"],
-            concurrency=options["concurrency"],
-            retries=options["retries"],
-            timeout=options["timeout"],
-        )
+    chosen = {name: options[name] for name in MODEL_OPTIONS}
+    endpoint = endpoint_from_options(options)
+    if endpoint is not None:
+        chosen["endpoint"] = endpoint
     return chosen
