@@ -139,6 +139,34 @@ def test_it_keeps_commands_away_from_template_tags() -> None:
         assert not with_tags, f"{path.name} imports {with_tags}"
 
 
+def classes_built_on(path: Path, bases: set[str]) -> list[str]:
+    """The classes of a file whose bases include one of ``bases`` (``forms.Form``...)."""
+    return [
+        node.name
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+        if isinstance(node, ast.ClassDef)
+        and any(ast.unparse(base).split("[")[0] in bases for base in node.bases)
+    ]
+
+
+FORM_BASES = {"forms.Form", "forms.ModelForm", "Form", "ModelForm"}
+
+
+def test_it_finds_a_form_class() -> None:
+    assert classes_built_on(ROOT / "prb_annotate" / "web" / "forms.py", FORM_BASES)
+
+
+def test_it_declares_the_pages_forms_in_web_not_in_views() -> None:
+    """A page's form lives in web/, beside the others, never in the views module using it."""
+    views = ROOT / "prb_annotate" / "views"
+    found = {
+        path.name: classes
+        for path in views.rglob("*.py")
+        if (classes := classes_built_on(path, FORM_BASES))
+    }
+    assert not found, found
+
+
 def test_it_names_every_package_in_the_code_map() -> None:
     """ARCHITECTURE.md's code map names each package of the app and evaluation/."""
     text = (ROOT / "ARCHITECTURE.md").read_text()

@@ -285,7 +285,7 @@ class QualificationItemView(APIView):
             lambda: setup.choose_item(
                 campaign,
                 pair,
-                data["phase"],
+                data.get("phase", ""),
                 dict(data["expected_answers"]),
                 dict(data.get("explanations") or {}),
             )

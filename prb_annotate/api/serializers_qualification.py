@@ -43,7 +43,14 @@ class ExplanationsSerializer(serializers.Serializer):
 class ItemChoiceSerializer(serializers.Serializer):
     """A practice or qualification pair as a manager chooses it."""
 
-    phase = serializers.ChoiceField(choices=QualificationItem.Phase.values)
+    # Left out (or empty), a pair chosen already keeps its phase, as on the page: choosing it
+    # again to add an explanation never moves it.
+    phase = serializers.ChoiceField(
+        choices=QualificationItem.Phase.values,
+        required=False,
+        allow_blank=True,
+        help_text="practice or qualification; left out, a pair chosen already keeps its phase.",
+    )
     expected_answers = ExpectedAnswersSerializer()
     explanations = ExplanationsSerializer(required=False)
 

@@ -37,7 +37,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -101,8 +101,6 @@ CENTRED: dict[Family, bool] = {"alpha": False, "gwet": True}
 # Total weight of the prior pseudo-units of ``bayesian_prior`` (two units' worth: one
 # pulled too little at prevalence 0.95, four pulled careful pools too far; docs/statistics.md).
 PRIOR_WEIGHT = 2.0
-# A coefficient this close to 1 is a resample without any disagreement.
-PERFECT = 1.0 - 1e-9
 
 
 @dataclass(frozen=True)
@@ -112,8 +110,7 @@ class Interval:
     ``reason`` always gives the figures the verdict rests on (pairs rated twice, pairs with a
     disagreement, what the coefficient needs) and, when ``reliable`` is False, says in words
     what is missing. ``centred``: the draws were shifted to centre the interval on the
-    estimate. ``degenerate_share`` (draws without disagreement or undefined) is for reading
-    only: the prior's pseudo-pairs make almost every draw non-degenerate, so it decides nothing.
+    estimate.
     """
 
     low: float | None
@@ -122,20 +119,7 @@ class Interval:
     reliable: bool
     reason: str
     resamples: int
-    degenerate_share: float
     centred: bool = False
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "ci_low": self.low,
-            "ci_high": self.high,
-            "method": self.method,
-            "reliable": self.reliable,
-            "reason": self.reason,
-            "resamples": self.resamples,
-            "degenerate_share": self.degenerate_share,
-            "centred": self.centred,
-        }
 
 
 # --------------------------------------------------------------------------------------------
@@ -396,17 +380,15 @@ def interval(
     ``family`` picks the reliability rule (:func:`reliability`). A reliable ``bayesian_prior``
     interval is centred on ``point`` when ``centring`` (the bench turns it off to show the
     interval before); any interval is then widened (never narrowed) to hold ``point``.
-    Undefined resamples are left out of the quantiles; they and those without disagreement are
-    counted in ``degenerate_share``, which is reported but decides nothing.
+    Undefined resamples are left out of the quantiles.
     """
     rng = np.random.default_rng(seed)
     drawn_patterns, weights = _draw(method, patterns, sizes, resamples, rng)
     samples = statistic(drawn_patterns, weights)
     finite = samples[np.isfinite(samples)]
-    degenerate = 1.0 - float((np.isfinite(samples) & (samples < PERFECT)).mean())
     reliable, reason = reliability(family, Evidence.of(patterns, sizes))
     if len(finite) == 0 or not math.isfinite(point):
-        return Interval(None, None, method, False, reason, 0, degenerate)
+        return Interval(None, None, method, False, reason, 0)
     tail = (1 - confidence) / 2
     levels = (tail, 1 - tail)
     if method == "bca":
@@ -432,7 +414,6 @@ def interval(
         reliable,
         reason,
         len(finite),
-        degenerate,
         centred,
     )
 

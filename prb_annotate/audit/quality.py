@@ -405,7 +405,8 @@ def biased_annotators(
 ) -> set[str]:
     """Annotators whose (A answers, B answers) give a Holm-adjusted binomial p-value below
     ``max_p``, the family being every annotator with an A or B answer: 30 honest annotators
-    tested at 0.05 one by one would leave one out about a third of the time."""
+    tested at 0.05 one by one would leave one out in about two campaigns of three
+    (the exact test's size at 40 answers is 0.0385: 1 - 0.9615^30 = 0.69)."""
     if max_p is None:
         return set()
     names = list(position_counts)

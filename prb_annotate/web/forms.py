@@ -179,6 +179,17 @@ class CampaignForm(forms.Form):
             ),
         ),
         (
+            "qualification",
+            _("Practice and qualification"),
+            (
+                "practice_pair_ids",
+                "qualification_pair_ids",
+                "qualification_min_correct",
+                "qualification_required_questions",
+                "screen_out_url",
+            ),
+        ),
+        (
             "crowd",
             _("Crowd and Prolific"),
             (
@@ -197,7 +208,8 @@ class CampaignForm(forms.Form):
         """The fields by group, each open or folded (``previewing``: the plan group is open, as
         its preview is what the manager asked to see)."""
         grouped = {name for _, _, names in self.GROUPS for name in names}
-        # A field added without a group still shows, in the first one.
+        # A field added without a group still shows, in the first one (a test keeps every field
+        # of the new-campaign form in a group of its own).
         extra = tuple(name for name in self.fields if name not in grouped)
         result = []
         for index, (key, legend, names) in enumerate(self.GROUPS):

@@ -111,6 +111,24 @@ def test_it_chooses_changes_and_removes_pairs(api, dataset, annotator) -> None:
     assert chosen.status_code == 200, chosen.content
     assert chosen.json()["external_id"] == "p0010"
     assert not campaign.items.filter(pair=pair).exists()
+    explained = send(
+        api,
+        "PUT",
+        url,
+        {
+            "expected_answers": {"differentiator": "quality"},
+            "explanations": {"differentiator": "The rejected answer has a factual error."},
+        },
+    )
+    assert explained.status_code == 200, explained.content
+    item = QualificationItem.objects.get(campaign=campaign, pair=pair)
+    assert item.phase == "practice"
+    assert item.explanations == {"differentiator": "The rejected answer has a factual error."}
+    new_pair = dataset.pairs.get(external_id="p0011")
+    new_url = reverse("api_campaign_qualification_item", args=[campaign.pk, new_pair.pk])
+    no_phase = send(api, "PUT", new_url, {"expected_answers": {"rubric_fit": "chosen"}})
+    assert no_phase.status_code == 400
+    assert "phase" in no_phase.json()["errors"]
     bad = send(api, "PUT", url, {"phase": "practice", "expected_answers": {}})
     assert bad.status_code == 400
     assert "expected_answers.non_field_errors" in bad.json()["errors"]

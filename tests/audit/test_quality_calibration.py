@@ -72,7 +72,8 @@ def test_an_annotator_answering_at_random_is_marked_in_most_campaigns() -> None:
 
 def test_holm_keeps_thirty_honest_annotators_in_the_audit() -> None:
     """30 annotators answering A or B at random on 40 pairs each. Tested one by one at 0.05
-    (the old rule), about a third of campaigns leave someone out; with Holm, at most 5 %."""
+    (the old rule), about two campaigns of three leave someone out (the exact test's size at
+    40 answers is 0.0385, and 1 - 0.9615^30 = 0.69); with Holm, at most 5 %."""
     rng = np.random.default_rng(11)
     one_by_one = holm = 0
     for _ in range(CAMPAIGNS):
@@ -83,7 +84,7 @@ def test_holm_keeps_thirty_honest_annotators_in_the_audit() -> None:
             (p := quality.a_share_test(*pair)[1]) is not None and p < 0.05
             for pair in counts.values()
         )
-    assert one_by_one / CAMPAIGNS > 0.2
+    assert one_by_one / CAMPAIGNS > 0.55
     assert holm / CAMPAIGNS <= 0.05
 
 

@@ -3,6 +3,7 @@ the tests keep working), ``Cache-Control: no-store`` on what only its reader may
 tokens that their owner revokes or replaces from the pages, and that expire when configured."""
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -179,3 +180,22 @@ def test_a_token_expires_and_the_token_endpoint_gives_a_new_one(annotator: User)
     client = Client()
     client.force_login(annotator)
     assert "it expires on" in client.get(reverse("account_token")).content.decode()
+
+
+# Read by the settings for the test runner alone, never set on a server.
+TEST_ONLY_VARIABLES = {"PRB_TEST_DB_SUFFIX", "PYTEST_VERSION"}
+READ_VARIABLE = re.compile(r'(?:env\w*\(|environ\.get\(|environ\[)"([A-Z][A-Z0-9_]+)"')
+
+
+def test_the_deployment_guide_lists_every_variable_the_settings_read() -> None:
+    """docs/deployment.md says "Everything is an environment variable" above its table: each
+    variable settings.py reads has a row there."""
+    read = set(READ_VARIABLE.findall((ROOT / "prb_annotate" / "settings.py").read_text()))
+    guide = (ROOT / "docs" / "deployment.md").read_text()
+    table = guide[guide.index("Everything is an environment variable") :]
+    table = table[: table.index("\n## ")]
+    first_cells = re.findall(r"^\| ([^|]+) \|", table, flags=re.MULTILINE)
+    rows = {name for cell in first_cells for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", cell)}
+    assert "DATABASE_URL" in read
+    assert "EMAIL_PORT" in rows
+    assert sorted(read - TEST_ONLY_VARIABLES - rows) == []

@@ -15,6 +15,7 @@ from prb_annotate.audit.campaign_audit import campaign_verdicts
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.lifecycle import create_campaign, set_status
 from prb_annotate.models import Assignment, Campaign, Dataset
+from prb_annotate.web.forms import CampaignForm
 from tests.campaigns.test_study_replacement_slots import settings_form
 from tests.support.campaigns import annotators, submit_form
 from tests.support.pages import active_campaign
@@ -163,6 +164,7 @@ def test_it_keeps_settings_to_managers_of_the_campaign(dataset: Dataset, annotat
         ({}, ["basics"]),
         ({"plan_half_width": "0.2", "preview": "1"}, ["basics", "plan"]),
         ({"completion_url": "not a url"}, ["basics", "crowd"]),
+        ({"screen_out_url": "not a url"}, ["basics", "qualification"]),
     ],
 )
 def test_it_groups_the_campaign_form_and_folds_the_advanced_groups(
@@ -188,8 +190,14 @@ def test_it_groups_the_campaign_form_and_folds_the_advanced_groups(
     else:
         response = client.get(reverse("campaign_create"), {"dataset": dataset.pk})
     groups = response.context["groups"]
-    assert [group.key for group in groups] == ["basics", "joining", "quality", "crowd", "plan"]
+    keys = ["basics", "joining", "quality", "qualification", "crowd", "plan"]
+    assert [group.key for group in groups] == keys
     assert [group.key for group in groups if group.open] == open_groups
+    # Each field in the group named for it: none left to the first group's fallback.
+    on_page = [field.name for group in groups for field in group.fields]
+    declared = [name for _, _, names in CampaignForm.GROUPS for name in names]
+    assert on_page == declared
+    assert sorted(on_page) == sorted(response.context["form"].fields)
     html = response.content.decode()
     if "preview" in data:
         plan_group = html[html.index('id="group-plan"') :]
