@@ -19,7 +19,7 @@ STAMP := $(VENV)/.requirements-installed
 
 $(STAMP): requirements.txt pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
-	@echo "Installing the requirements into $(VENV): a minute or two on a fresh machine, about 2 GB (torch, CPU build)."
+	@echo "Installing the requirements into $(VENV): about 2 GB (torch, CPU build), 5 to 11 minutes on two cores (README.md)."
 	$(PY) -m pip install --quiet --progress-bar off -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)

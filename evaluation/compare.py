@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from evaluation.metrics import ACCURACY_INTERVAL, OUTCOMES
+from evaluation.metrics import ACCURACY_INTERVAL, ACCURACY_INTERVAL_WORDS, OUTCOMES
 from evaluation.paired import POWER, TANGO_CC, detectable_difference, paired_difference
 from evaluation.significance import (
     Code,
@@ -247,13 +247,13 @@ def figure_words(settings: Settings, models: int) -> dict[str, str]:
     """What each figure is, worded from the objects that compute them."""
     grouping = settings.grouping
     return {
-        "accuracy_interval": "Wilson score interval with continuity correction (Newcombe method 4)",
+        "accuracy_interval": ACCURACY_INTERVAL_WORDS,
         "difference": "accuracy minus the best's, on the pairs both decided (with ties left "
         "out, a pair either tied is not among them)",
         "difference_interval": TANGO_CC.words,
         "p_value": "exact McNemar (two-sided binomial on the pairs only one of the two got "
         "right; pairs either left out do not enter)",
-        "p_holm": f"Holm step-down over all {grouping.comparisons(models)} pairs of models",
+        "p_holm": f"Holm step-down over {grouping.pairs_of_models(models)}",
         "group": grouping.words(models),
         "detectable": f"the smallest difference the exact McNemar test finds with probability "
         f"{POWER:g} with the discordant pairs observed, at Holm's strictest step (alpha "

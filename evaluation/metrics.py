@@ -44,6 +44,7 @@ Outcome = Literal["correct", "wrong", "tie", "unparsed"]
 OUTCOMES: tuple[Outcome, ...] = ("correct", "wrong", "tie", "unparsed")
 RESAMPLES = 2000
 ACCURACY_INTERVAL = "wilson_cc"
+ACCURACY_INTERVAL_WORDS = "Wilson score interval with continuity correction (Newcombe method 4)"
 
 
 def outcome_of(chosen: float, rejected: float, tie_tolerance: float = 0.0) -> Outcome:

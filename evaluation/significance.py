@@ -327,11 +327,19 @@ class GroupingProcedure:
     def comparisons(models: int) -> int:
         return models * (models - 1) // 2
 
+    def pairs_of_models(self, models: int) -> str:
+        """The family Holm adjusts over, in words: "all 3 pairs of the 3 models"."""
+        if models == 2:
+            return "the one pair of the 2 models"
+        if models < 2:
+            return f"no pair of models ({models} model{'' if models == 1 else 's'})"
+        return f"all {self.comparisons(models)} pairs of the {models} models"
+
     def words(self, models: int) -> str:
         """What a group is, for ``models`` models."""
         return (
             f"group 1 is #1 and every model the exact McNemar test does not tell apart from it, "
-            f"Holm-adjusted over all {self.comparisons(models)} pairs of the {models} models "
+            f"Holm-adjusted over {self.pairs_of_models(models)} "
             f"(family-wise error at most {self.alpha:g}); the next group is led by the best "
             f"model outside it, and so on"
         )

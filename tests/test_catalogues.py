@@ -176,3 +176,33 @@ def test_it_finds_a_word_left_unmarked() -> None:
         "Go",
         "back",
     ]
+
+
+GLOSSARIES = (ROOT / "docs" / "i18n.md", ROOT / "docs" / "i18n-glossary.md")
+
+
+def glossary_terms(path: Path) -> list[tuple[str, str]]:
+    """(English, Korean) of each glossary row; a row naming several terms ("practice,
+    qualification" / "연습, 자격 평가") gives one pair per term."""
+    text = path.read_text()
+    table = text[text.index("| English | 한국어 |") :]
+    pairs: list[tuple[str, str]] = []
+    for line in table.splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        english, korean = (cell.strip() for cell in line.strip("|").split("|")[:2])
+        names, words = english.split(", "), korean.split(", ")
+        if len(names) == len(words):
+            pairs += zip(names, words, strict=True)
+    return pairs
+
+
+def test_the_two_glossaries_give_each_term_one_korean_word() -> None:
+    """The participants' glossary (docs/i18n.md) and the managers' (docs/i18n-glossary.md) are
+    one vocabulary: "qualification" was 자격 평가 in one and 자격 심사 in the other."""
+    words: dict[str, set[str]] = {}
+    for path in GLOSSARIES:
+        for english, korean in glossary_terms(path):
+            words.setdefault(english, set()).add(korean)
+    assert "qualification" in words
+    assert {term: sorted(found) for term, found in words.items() if len(found) > 1} == {}

@@ -128,7 +128,8 @@ def _finite(value: float) -> float | None:
 
 
 def dawid_skene_summary(counted: pd.DataFrame, verdicts: Mapping[int, PairVerdict]) -> dict:
-    """Dawid-Skene labels for the two choices, compared with the plain majority."""
+    """Dawid-Skene labels for the two choices, compared with the verdicts' majority (a pair
+    without one differs from any label)."""
     annotators = pd.Index(sorted(counted["annotator"].unique()))
     units = pd.Index(sorted(counted["pair_id"].unique()))
     summary: dict[str, Any] = {}

@@ -36,7 +36,10 @@ def context(report: Mapping[str, Any]) -> list[dict[str, Any]]:
 def lines(report: Mapping[str, Any]) -> list[str]:
     found = []
     for run in context(report):
-        found.append(f"Model annotator {run['model']} (run {run['run']}; not in any figure above)")
+        found.append(
+            f"Model annotator {run['model']} (run {run['run']}; left out of the agreement, "
+            "verdicts and annotators above)"
+        )
         for row in run["rows"]:
             found.append(
                 f"  {row['question']}: agrees with the human majority {row['agreement']}; "

@@ -243,6 +243,7 @@ def context(report: dict[str, Any]) -> dict[str, Any]:
         "interval_method": methods_text(report, intervals.METHOD_PHRASES),
         "interval_rule": intervals.rule_text(_),
         "charts": charts(report),
+        "alpha_marks": ALPHA_MARKS,
         "agreement_tables": agreement_tables(report),
         "pairs_not_validated": not_validated[:PAIR_LIST_LIMIT],
         "pairs_not_validated_total": len(not_validated),

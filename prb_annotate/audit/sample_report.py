@@ -232,11 +232,26 @@ def estimate_context(estimate: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def estimate_method(estimate: Mapping[str, Any]) -> str | None:
-    """An active sample's estimate named in words, with its citations, as the estimate carries
-    them from the method that produced it; None for a uniform sample's."""
+def share_method_words(method: str | None) -> str:
+    """The interval ``sampling._interval`` names by ``method``, in words."""
+    words = {
+        "wilson_cc_fpc": _(
+            "a continuity-corrected Wilson interval with the finite-population correction"
+        ),
+        "wilson_fpc": _("a Wilson interval with the finite-population correction"),
+    }
+    return words.get(method or "", method or "")
+
+
+def estimate_method(estimate: Mapping[str, Any]) -> str:
+    """The estimate's method in words, from the method that produced it: an active sample's
+    with its citations, a uniform or stratified sample's from its intervals' method."""
     if estimate.get("design") != "active":
-        return None
+        return _(
+            "Estimated for every pair of the dataset, not only the sampled ones: per category "
+            "%(words)s; overall the categories weighted by their size, at Kish's effective "
+            "sample size."
+        ) % {"words": share_method_words(_share_method(estimate))}
     return _(
         "Estimated by %(words)s (%(citations)s), with the finite-population correction: each "
         "drawn pair weighted by the inverse of its inclusion probability."
@@ -258,3 +273,9 @@ def estimate_lines(estimate: Mapping[str, Any]) -> list[str]:
         if row["withheld"]:
             lines.append("    " + _("No interval: %(reason)s.") % {"reason": row["withheld"]})
     return lines
+
+
+def _share_method(estimate: Mapping[str, Any]) -> str | None:
+    """The method of the estimate's intervals (a share left empty names none)."""
+    entries = [estimate["overall"], *estimate["per_category"]]
+    return next((e["share"]["method"] for e in entries if e["share"].get("method")), None)

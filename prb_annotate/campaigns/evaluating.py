@@ -153,7 +153,7 @@ def accuracy_rows(run: EvaluationRun) -> list[dict[str, Any]]:
 def with_intervals(row: dict[str, Any]) -> dict[str, Any]:
     """``row`` with both accuracy intervals from its counts (Wilson with continuity
     correction, the scorer's), at the row's confidence."""
-    from evaluation.metrics import ACCURACY_INTERVAL
+    from evaluation.metrics import ACCURACY_INTERVAL, ACCURACY_INTERVAL_WORDS
     from evaluation.significance import corrected_wilson_interval
 
     if "correct" not in row:
@@ -169,6 +169,8 @@ def with_intervals(row: dict[str, Any]) -> dict[str, Any]:
         "accuracy_ties_as_wrong_ci_low": as_wrong[0] if as_wrong else None,
         "accuracy_ties_as_wrong_ci_high": as_wrong[1] if as_wrong else None,
         "interval": ACCURACY_INTERVAL,
+        "interval_words": ACCURACY_INTERVAL_WORDS,
+        "confidence": confidence,
     }
 
 

@@ -62,6 +62,7 @@ from prb_annotate.security.access import (
     manager_action,
     staff_required,
 )
+from prb_annotate.security.addresses import IPV4_JOIN_NETWORK_BITS, IPV6_JOIN_NETWORK_BITS
 from prb_annotate.web.forms import (
     PLAN_FIELDS,
     AddAnnotatorsForm,
@@ -90,6 +91,8 @@ STATUS_ACTIONS: dict[str, list[tuple[str, StrOrPromise]]] = {
 }
 # Steps drawn in the completion chart: enough to show its shape, small enough for the page.
 CHART_POINTS = 300
+# How often an active campaign's dashboard reloads itself (refresh.js reads it from the page).
+REFRESH_SECONDS = 60
 OUTLIER_LABELS = {
     "gold_accuracy": gettext_lazy("low gold accuracy"),
     "agreement": gettext_lazy("agrees less than the others"),
@@ -285,6 +288,8 @@ def render_dashboard(
         # Read from the count just kept (network_share.slot_count keeps it for the queue).
         "slots_per_network": slots_per_network(campaign),
         "join_window_minutes": settings.PRB_JOIN_WINDOW_MINUTES,
+        # What one network is, as join_limits counts it.
+        "network_bits": {"ipv4": IPV4_JOIN_NETWORK_BITS, "ipv6": IPV6_JOIN_NETWORK_BITS},
         "join_bursts": join_bursts(campaign),
         "annotators_form": annotators_form or AddAnnotatorsForm(),
         "email_enabled": settings.PRB_SEND_EMAIL,
@@ -308,6 +313,7 @@ def render_dashboard(
         "exclusions": exclusion_history(campaign),
         "completion_chart": completion_chart(figures["completion"], progress.items_total),
         "refreshes": campaign.is_active,
+        "refresh_seconds": REFRESH_SECONDS,
     }
     return render(request, "prb_annotate/campaign_detail.html", context, status=status)
 

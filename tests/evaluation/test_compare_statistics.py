@@ -11,6 +11,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
 from evaluation.significance import (
+    GroupingProcedure,
     exact_mcnemar,
     fisher_exact_p,
     holm_adjust,
@@ -186,3 +187,19 @@ def test_it_says_why_rank_agreement_is_undefined():
     assert flat.swaps == ()  # a tie on one side is not a swap
     reversed_pair = rank_agreement({"a": 1.0, "b": 0.0}, {"a": 0.0, "b": 1.0})
     assert reversed_pair.tau == pytest.approx(-1.0)
+
+
+@pytest.mark.parametrize(
+    ("models", "family"),
+    [
+        (1, "no pair of models (1 model)"),
+        (2, "the one pair of the 2 models"),
+        (4, "all 6 pairs of the 4 models"),
+    ],
+)
+def test_the_holm_family_is_worded_for_its_number_of_models(models: int, family: str) -> None:
+    """Not "all 1 pairs of the 2 models": the words count what Holm adjusts over."""
+    procedure = GroupingProcedure()
+    assert procedure.pairs_of_models(models) == family
+    assert family in procedure.words(models)
+    assert procedure.comparisons(models) == models * (models - 1) // 2

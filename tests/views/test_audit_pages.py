@@ -204,3 +204,18 @@ def test_an_audit_with_no_reason_draws_no_empty_chart_and_names_its_method(datas
     assert methods == ["bayesian_prior"]
     assert escape(intervals.SHORT_NAMES["bayesian_prior"]) in html
     assert escape(intervals.METHOD_PHRASES["bayesian_prior"]) in html
+
+
+def test_the_rule_marks_and_dawid_skene_words_say_what_the_report_holds(
+    campaign, manager, login
+) -> None:
+    """The rule names its fifth condition (not flagged); the chart's dashed lines are printed
+    from the marks the chart draws; a pair without a majority is counted among the pairs whose
+    Dawid-Skene label differs, and the row's words say so."""
+    html = login(manager).get(page_url(campaign) + "?resamples=0").content.decode()
+    assert "preferring the chosen answer and not flagging the pair as unusable" in html
+    tentative, reliable = audit_report.ALPHA_MARKS
+    assert f"Krippendorff's {tentative:.3f} (tentative) and {reliable:.3f} (reliable)" in html
+    differing = campaign_audit(campaign, resamples=0)["dawid_skene"]["rubric_fit"]
+    assert any(row["majority"] is None for row in differing["differs_from_majority"])
+    assert "differs from the majority, or where there is none" in html

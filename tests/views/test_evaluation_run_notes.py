@@ -6,6 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from evaluation.metrics import ACCURACY_INTERVAL_WORDS
 from prb_annotate.audit import decisions
 from prb_annotate.campaigns.evaluating import evaluate_campaign
 from prb_annotate.models import Campaign, EvaluationRun
@@ -56,7 +57,8 @@ def test_runs_with_the_same_counts_show_the_same_interval_and_a_baseline_no_thro
         section = re.sub(r'name="name" value="[^"]*"', "", section)
         return section.replace(f"run-{run.pk}", "")
 
-    assert "Wilson score intervals" in run_section(page, few)
+    # The words and the level come from the rows that carry the interval.
+    assert f"Intervals here: {ACCURACY_INTERVAL_WORDS}, at 95%" in run_section(page, few)
     assert figures(few) == figures(many)
     assert "pairs/s" not in run_section(page, few)
     assert "a built-in baseline" in run_section(page, few)

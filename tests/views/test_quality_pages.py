@@ -2,6 +2,7 @@
 between reloads until what it rests on changes."""
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from prb_annotate.models import (
     EvaluationRun,
     ModelAnswer,
 )
+from prb_annotate.security.addresses import IPV4_JOIN_NETWORK_BITS, IPV6_JOIN_NETWORK_BITS
 from tests.support.campaigns import active_campaign, annotators, submit_form
 from tests.support.pages import campaign_form
 
@@ -68,6 +70,12 @@ def test_it_shows_each_annotators_quality_and_completion_on_the_dashboard(
     completion = dashboard_figures(campaign)["completion"]
     assert [count for _, count in completion] == list(range(1, 13))
     assert "refresh.js" in html  # active: the page refreshes itself
+    # The period the page states is the one its script is given.
+    period = re.search(r'refresh\.js" data-seconds="(\d+)"', html)
+    assert period is not None
+    assert f"refreshes itself every {period[1]} seconds" in html
+    # What one network is, as the join limits count it.
+    assert f"an IPv4 /{IPV4_JOIN_NETWORK_BITS}, an IPv6 /{IPV6_JOIN_NETWORK_BITS}" in html
     assert "style=" not in html.split('id="completion"')[1].split("</section>")[0]
 
 

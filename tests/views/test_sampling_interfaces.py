@@ -12,6 +12,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
 
+from prb_annotate.audit.cache import campaign_audit_cached
 from prb_annotate.campaigns.lifecycle import create_campaign
 from prb_annotate.models import Campaign, Dataset
 from tests.support.sampling import TARGETS, pilot, planned_dataset
@@ -99,6 +100,10 @@ def test_the_audit_page_shows_the_dataset_share_and_extends_the_sample(
     assert 'id="dataset-share"' in text
     assert 'id="extend-sample"' in text
     assert page.context["sample_estimate"]["rows"][1]["population"] == 200
+    # The method's words come from the method the estimate's intervals name.
+    estimate = campaign_audit_cached(campaign, resamples=0)["sample_estimate"]
+    assert estimate["per_category"][0]["share"]["method"] == "wilson_cc_fpc"
+    assert "per category a continuity-corrected Wilson interval" in text
     response = staff.post(reverse("campaign_audit_extend_sample", args=[campaign.pk]))
     assert response.status_code == 302
     assert campaign.items.count() > 40
