@@ -13,7 +13,9 @@ from evaluation.significance import (
     significance_groups,
 )
 
-PLAIN_TANGO = IntervalMethod("tango", "Tango's score interval", "tango1998", correction=0.0)
+PLAIN_TANGO = IntervalMethod(
+    "tango", "Tango's score interval", "Tango", "tango1998", correction=0.0
+)
 DISCORDANCES = (0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 SHARES = np.linspace(0.5, 1.0, 26)
 SIZES = (20, 30, 50, 100, 200, 500)

@@ -33,9 +33,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from evaluation.metrics import ACCURACY_INTERVAL, ACCURACY_INTERVAL_WORDS, OUTCOMES
+from evaluation.metrics import (
+    ACCURACY_INTERVAL,
+    ACCURACY_INTERVAL_NAME,
+    ACCURACY_INTERVAL_WORDS,
+    OUTCOMES,
+)
 from evaluation.paired import POWER, TANGO_CC, detectable_difference, paired_difference
 from evaluation.significance import (
+    TWO_PROPORTIONS_NAMES,
     Code,
     Codes,
     GroupingProcedure,
@@ -233,6 +239,13 @@ class Leaderboard:
             "key": TANGO_CC.key,
             "words": TANGO_CC.words,
             "citation": TANGO_CC.citation,
+        }
+        # Column headers name each figure's method from the code that computes it.
+        data["settings"]["column_names"] = {
+            "accuracy_interval": ACCURACY_INTERVAL_NAME,
+            "difference_interval": TANGO_CC.name,
+            "subset_interval": TWO_PROPORTIONS_NAMES["interval"],
+            "subset_test": TWO_PROPORTIONS_NAMES["test"],
         }
         data["settings"]["grouping"] = {
             "key": self.settings.grouping.key,

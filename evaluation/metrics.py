@@ -45,6 +45,7 @@ OUTCOMES: tuple[Outcome, ...] = ("correct", "wrong", "tie", "unparsed")
 RESAMPLES = 2000
 ACCURACY_INTERVAL = "wilson_cc"
 ACCURACY_INTERVAL_WORDS = "Wilson score interval with continuity correction (Newcombe method 4)"
+ACCURACY_INTERVAL_NAME = "Wilson, continuity-corrected"
 
 
 def outcome_of(chosen: float, rejected: float, tie_tolerance: float = 0.0) -> Outcome:

@@ -35,11 +35,12 @@ POWER = 0.8
 
 @dataclass(frozen=True)
 class IntervalMethod:
-    """An interval's method: ``key`` for files, ``words`` for people, ``citation`` a BibTeX key
-    of the paper's references."""
+    """An interval's method: ``key`` for files, ``words`` for people, ``name`` for a column
+    header, ``citation`` a BibTeX key of the paper's references."""
 
     key: str
     words: str
+    name: str
     citation: str
     correction: float
 
@@ -47,6 +48,7 @@ class IntervalMethod:
 TANGO_CC = IntervalMethod(
     key="tango_cc",
     words="Tango's score interval for paired proportions, continuity-corrected by half a pair",
+    name="Tango",
     citation="tango1998",
     correction=0.5,
 )

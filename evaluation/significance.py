@@ -294,6 +294,10 @@ def fisher_exact_p(successes_1: int, n_1: int, successes_2: int, n_2: int) -> fl
     return float(stats.fisher_exact(table).pvalue)
 
 
+# The interval and the test of ``two_proportions``, as column headers name them.
+TWO_PROPORTIONS_NAMES = {"interval": "Newcombe", "test": "Fisher"}
+
+
 def two_proportions(
     successes_1: int, n_1: int, successes_2: int, n_2: int, confidence: float = 0.95
 ) -> TwoProportions:

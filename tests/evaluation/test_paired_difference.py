@@ -18,7 +18,7 @@ from evaluation.paired import (
 )
 from evaluation.significance import exact_mcnemar
 
-PLAIN = IntervalMethod("tango", "Tango's score interval", "tango1998", correction=0.0)
+PLAIN = IntervalMethod("tango", "Tango's score interval", "Tango", "tango1998", correction=0.0)
 
 
 def tango_root(b: int, c: int, n: int, target: float) -> float:

@@ -10,6 +10,9 @@ import pytest
 from django.urls import reverse
 
 from evaluation.compare_formats import as_json
+from evaluation.metrics import ACCURACY_INTERVAL_NAME
+from evaluation.paired import TANGO_CC
+from evaluation.significance import TWO_PROPORTIONS_NAMES
 from prb_annotate.campaigns.evaluating import evaluate_campaign
 from prb_annotate.campaigns.leaderboard import campaign_leaderboard
 from prb_annotate.models import Campaign, EvaluationRun
@@ -73,6 +76,11 @@ def test_it_shows_the_leaderboard_with_subset_tabs_and_groups(campaign, manager,
     assert "Holm-adjusted over all 3 pairs of the 3 models" in html.split('id="grouping-words"')[1]
     assert "discordant pair(s) of" in html.split('id="power-line"')[1].split("</p>")[0]
     assert 'id="validated-vs-excluded"' in html
+    # Each column names its method from the code that computes the figure.
+    assert f"CI ({TANGO_CC.name})<" in html
+    assert f"CI ({ACCURACY_INTERVAL_NAME})<" in html
+    assert f"CI ({TWO_PROPORTIONS_NAMES['interval']})<" in html
+    assert f'<th class="num">{TWO_PROPORTIONS_NAMES["test"]} p</th>' in html
     assert 'id="kendall-tau"' in html
     assert html.count('class="card run"') == 3  # each run's own card, below the leaderboard
     assert html.count('<details class="run-card">') == 3
