@@ -245,13 +245,17 @@ def share_method_words(method: str | None) -> str:
 
 def estimate_method(estimate: Mapping[str, Any]) -> str:
     """The estimate's method in words, from the method that produced it: an active sample's
-    with its citations, a uniform or stratified sample's from its intervals' method."""
+    with its citations, a uniform or stratified sample's from its intervals' method (nothing
+    where no interval was computed, as before the sample has any pair)."""
     if estimate.get("design") != "active":
+        method = _share_method(estimate)
+        if method is None:
+            return ""
         return _(
             "Estimated for every pair of the dataset, not only the sampled ones: per category "
             "%(words)s; overall the categories weighted by their size, at Kish's effective "
             "sample size."
-        ) % {"words": share_method_words(_share_method(estimate))}
+        ) % {"words": share_method_words(method)}
     return _(
         "Estimated by %(words)s (%(citations)s), with the finite-population correction: each "
         "drawn pair weighted by the inverse of its inclusion probability."
@@ -276,6 +280,12 @@ def estimate_lines(estimate: Mapping[str, Any]) -> list[str]:
 
 
 def _share_method(estimate: Mapping[str, Any]) -> str | None:
-    """The method of the estimate's intervals (a share left empty names none)."""
-    entries = [estimate["overall"], *estimate["per_category"]]
-    return next((e["share"]["method"] for e in entries if e["share"].get("method")), None)
+    """The method of the estimate's intervals. Before any sampled pair is decided the shares
+    are empty, but the bounds that count the undecided ones have their intervals."""
+    intervals = [
+        entry[key]
+        for entry in (estimate["overall"], *estimate["per_category"])
+        for key in ("share", "low", "high")
+        if isinstance(entry.get(key), Mapping)
+    ]
+    return next((found["method"] for found in intervals if found.get("method")), None)

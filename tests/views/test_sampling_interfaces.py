@@ -89,6 +89,16 @@ def test_the_form_refuses_a_size_and_a_target_together(prb: Dataset, staff: Clie
     assert not Campaign.objects.exists()
 
 
+def test_a_planned_sample_with_nothing_answered_names_its_method(
+    prb: Dataset, staff: Client
+) -> None:
+    """Before any answer the shares are empty, yet the sentence still names the interval, from
+    the bounds that count the undecided pairs."""
+    campaign = create_campaign(prb, "fresh", k=1, sample_targets=TARGETS, seed=5)
+    text = staff.get(reverse("campaign_audit", args=[campaign.pk]) + "?resamples=0")
+    assert "per category a continuity-corrected Wilson interval" in text.content.decode()
+
+
 def test_the_audit_page_shows_the_dataset_share_and_extends_the_sample(
     prb: Dataset, staff: Client
 ) -> None:
