@@ -35,7 +35,13 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from evaluation import strict_json
 from evaluation.baselines import is_builtin
 from evaluation.compare_cli import add_compare_command
-from evaluation.config import PAPER_JUDGE_SEED, PAPER_MAX_LENGTH, ScoreConfig, add_model_options
+from evaluation.config import (
+    PAPER_JUDGE_SEED,
+    PAPER_MAX_LENGTH,
+    ScoreConfig,
+    add_confidence_option,
+    add_model_options,
+)
 from evaluation.endpoint import add_endpoint_options, endpoint_from_options
 from evaluation.errors import EvaluationError
 from evaluation.inputs import PROFILE_FORMATS
@@ -159,7 +165,7 @@ def add_statistics_options(score: argparse.ArgumentParser) -> None:
         default=2000,
         help="kept for older command lines: the accuracy intervals (Wilson) resample nothing",
     )
-    score.add_argument("--confidence", type=float, default=0.95)
+    add_confidence_option(score, "the accuracy intervals (Wilson's, continuity-corrected)")
     add_self_check_arguments(score, failing="", kept="keep")
     score.add_argument("--no-progress", action="store_true")
 
@@ -211,7 +217,7 @@ def add_correlate_command(commands: Commands) -> None:
         default=0.9,
         help="persistence p of rank-biased overlap: the top d models carry 1 - p^d of the weight",
     )
-    correlate.add_argument("--confidence", type=float, default=0.95)
+    add_confidence_option(correlate, "the correlations' intervals")
     correlate.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
     correlate.add_argument("--seed", type=int, default=0)
     correlate.add_argument("--out", type=Path, help="also write the results as JSON here")

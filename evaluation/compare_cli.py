@@ -13,6 +13,7 @@ from typing import Any
 
 from evaluation.compare import ALPHA, TIE_POLICIES, Settings, build_leaderboard
 from evaluation.compare_formats import FORMATS, RENDERERS
+from evaluation.config import add_confidence_option, level
 from evaluation.errors import EvaluationError
 from evaluation.runs import align_runs, read_run
 
@@ -43,9 +44,9 @@ def add_compare_command(commands: Any) -> None:
     compare.add_argument("--format", choices=FORMATS, default="text")
     compare.add_argument("--out", type=Path, help="write the leaderboard here, not to stdout")
     compare.add_argument(
-        "--alpha", type=float, default=ALPHA, help="level of the significance groups"
+        "--alpha", type=level, default=ALPHA, help="level of the significance groups"
     )
-    compare.add_argument("--confidence", type=float, default=0.95)
+    add_confidence_option(compare, "the accuracy and difference intervals")
     # Accepted from older command lines and ignored: the comparison resamples nothing since its
     # interval became Tango's, so neither option changes a figure.
     compare.add_argument("--resamples", type=int, help=argparse.SUPPRESS)
@@ -54,10 +55,6 @@ def add_compare_command(commands: Any) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    for name in ("alpha", "confidence"):
-        value = getattr(args, name)
-        if not 0 < value < 1:
-            raise EvaluationError(f"--{name} must be between 0 and 1, not {value}")
     return Settings(
         policy=args.ties,
         confidence=args.confidence,

@@ -1,6 +1,7 @@
 """Settings of a scoring run: one typed object for the library and the command line."""
 
 import argparse
+import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -30,6 +31,33 @@ PAPER_JUDGE_SEED = 42
 # once matmuls are a few thousand rows tall; a GPU wants them large.
 CPU_BATCH_TOKENS = 4096
 CUDA_BATCH_TOKENS = 32768
+
+
+# The level of the intervals the commands print, unless ``--confidence`` says otherwise.
+CONFIDENCE = 0.95
+
+
+def level(text: str) -> float:
+    """``--confidence`` and ``--alpha``: a number strictly between 0 and 1. Outside it an
+    interval is empty or the whole line, and a test rejects always or never."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:  # NaN too
+        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, not {text!r}")
+    return value
+
+
+def add_confidence_option(parser: argparse.ArgumentParser, intervals: str) -> None:
+    """``--confidence``, the level of ``intervals``, as ``score``, ``compare`` and
+    ``correlate`` take it."""
+    parser.add_argument(
+        "--confidence",
+        type=level,
+        default=CONFIDENCE,
+        help=f"level of {intervals} (default: {CONFIDENCE:g})",
+    )
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -124,7 +152,7 @@ class ScoreConfig:
     max_new_tokens: int | None = None
     seed: int = 0
     resamples: int = 2000
-    confidence: float = 0.95
+    confidence: float = CONFIDENCE
     group_by: str | None = None
     progress: bool = False
     name: str | None = None

@@ -33,7 +33,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 from scipy import stats
@@ -41,7 +41,7 @@ from scipy import stats
 from evaluation.significance import corrected_wilson_interval
 
 Outcome = Literal["correct", "wrong", "tie", "unparsed"]
-OUTCOMES: tuple[Outcome, ...] = ("correct", "wrong", "tie", "unparsed")
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 RESAMPLES = 2000
 ACCURACY_INTERVAL = "wilson_cc"
 ACCURACY_INTERVAL_WORDS = "Wilson score interval with continuity correction (Newcombe method 4)"

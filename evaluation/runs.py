@@ -16,6 +16,7 @@ from typing import Any
 
 from evaluation.compare import PairLabel, RunOutcomes
 from evaluation.errors import EvaluationError
+from evaluation.metrics import OUTCOMES
 
 SUBSET_OF_VERDICT = {"validated": "validated", "excluded": "excluded", "undecided": "excluded"}
 SHOWN_MISSING = 3
@@ -47,7 +48,7 @@ def read_run(path: str | Path) -> RunFolder:
         pair_id, outcome = row.get("id"), row.get("outcome")
         if not isinstance(pair_id, str) or not isinstance(outcome, str):
             raise EvaluationError(f"{where}: a row needs text fields 'id' and 'outcome'")
-        if outcome not in ("correct", "wrong", "tie", "unparsed"):
+        if outcome not in OUTCOMES:
             raise EvaluationError(f"{where}: unknown outcome {outcome!r}")
         if pair_id in outcomes:
             raise EvaluationError(f"{where}: pair {pair_id!r} is scored twice")

@@ -4,13 +4,14 @@ SQLite is the embedded default (a file in ``var/``); ``DATABASE_URL`` selects Po
 real campaigns. Everything a deployment changes is an environment variable.
 """
 
+import math
 import os
 import re
 import secrets
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import dj_database_url
 import django_stubs_ext
@@ -22,12 +23,54 @@ django_stubs_ext.monkeypatch()
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-def envbool(name: str, default: str) -> bool:
-    return os.environ.get(name, default).strip().lower() in {"1", "true", "yes", "on"}
+# A variable that is not of its kind stops the start, naming itself: a typo must neither crash
+# with a bare traceback nor read as "off" (SESSION_COOKIE_SECURE=ture would drop a protection).
+# Unset or empty means the default.
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 
 
-def envint(name: str, default: str) -> int:
-    return int(os.environ.get(name, default))
+def envbool(name: str, default: bool) -> bool:
+    word = os.environ.get(name, "").strip().lower()
+    if not word:
+        return default
+    if word in TRUE_WORDS | FALSE_WORDS:
+        return word in TRUE_WORDS
+    raise ImproperlyConfigured(
+        f"{name} must be true or false (or 1/0, yes/no, on/off), not {word!r}."
+    )
+
+
+def envint(name: str, default: int, *, minimum: int = 0, maximum: int | None = None) -> int:
+    return envnumber(name, default, int, minimum, maximum)
+
+
+def envfloat(
+    name: str, default: float, *, minimum: float = 0.0, maximum: float | None = None
+) -> float:
+    return envnumber(name, default, float, minimum, maximum)
+
+
+Number = TypeVar("Number", int, float)
+KIND_WORDS = {int: "a whole number", float: "a finite number"}
+
+
+def envnumber(
+    name: str, default: Number, kind: type[Number], minimum: Number, maximum: Number | None
+) -> Number:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value):
+        raise ImproperlyConfigured(f"{name} must be {KIND_WORDS[kind]}, not {text!r}.")
+    if value < minimum or (maximum is not None and value > maximum):
+        bounds = f"at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+        raise ImproperlyConfigured(f"{name} must be {bounds}, not {text!r}.")
+    return value
 
 
 def envlist(name: str, default: str) -> list[str]:
@@ -44,7 +87,7 @@ def envpair(name: str) -> tuple[str, str] | None:
     return items[0], items[1]
 
 
-DEBUG = envbool("DEBUG", "false")
+DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 
@@ -122,7 +165,7 @@ if DATABASE_URL == DEFAULT_SQLITE_URL:
 # it, so workers serve again by themselves once a restarted database is back; a SQLite writer
 # waits this long for the write lock, then its request answers 503 with Retry-After.
 CONN_HEALTH_CHECKS = True
-SQLITE_BUSY_TIMEOUT_S = float(os.environ.get("PRB_SQLITE_BUSY_TIMEOUT_S", "30"))
+SQLITE_BUSY_TIMEOUT_S = envfloat("PRB_SQLITE_BUSY_TIMEOUT_S", 30.0)
 
 
 def database_settings(url: str) -> dict[str, Any]:
@@ -233,37 +276,37 @@ LOGOUT_REDIRECT_URL = "login"
 # one address whatever the username, within the window lock further logins from there until
 # they age out or a manager unlocks them; failures of a username from anywhere, within a longer
 # window, lock it for every address and browser it has not logged in from before.
-LOGIN_FAILURES_PER_USERNAME = envint("LOGIN_FAILURES_PER_USERNAME", "5")
-LOGIN_FAILURES_PER_ADDRESS = envint("LOGIN_FAILURES_PER_ADDRESS", "20")
-LOGIN_LOCKOUT_MINUTES = envint("LOGIN_LOCKOUT_MINUTES", "15")
-LOGIN_FAILURES_PER_USERNAME_ANYWHERE = envint("LOGIN_FAILURES_PER_USERNAME_ANYWHERE", "30")
-LOGIN_USERNAME_LOCKOUT_MINUTES = envint("LOGIN_USERNAME_LOCKOUT_MINUTES", "60")
+LOGIN_FAILURES_PER_USERNAME = envint("LOGIN_FAILURES_PER_USERNAME", 5, minimum=1)
+LOGIN_FAILURES_PER_ADDRESS = envint("LOGIN_FAILURES_PER_ADDRESS", 20, minimum=1)
+LOGIN_LOCKOUT_MINUTES = envint("LOGIN_LOCKOUT_MINUTES", 15, minimum=1)
+LOGIN_FAILURES_PER_USERNAME_ANYWHERE = envint("LOGIN_FAILURES_PER_USERNAME_ANYWHERE", 30, minimum=1)
+LOGIN_USERNAME_LOCKOUT_MINUTES = envint("LOGIN_USERNAME_LOCKOUT_MINUTES", 60, minimum=1)
 # How long a successful login makes its address and browser known to that username.
-LOGIN_KNOWN_DAYS = envint("LOGIN_KNOWN_DAYS", "90")
+LOGIN_KNOWN_DAYS = envint("LOGIN_KNOWN_DAYS", 90)
 # API tokens stop working this many days after they were made (0: they never expire); a new
 # one comes from /api/token/ or the account's "API token" page.
-API_TOKEN_MAX_AGE_DAYS = envint("API_TOKEN_MAX_AGE_DAYS", "0")
+API_TOKEN_MAX_AGE_DAYS = envint("API_TOKEN_MAX_AGE_DAYS", 0)
 # Invite links (prb_annotate/campaigns/join_limits.py): the accounts one network (an IPv4 /24,
 # an IPv6 /48) may make within PRB_JOIN_WINDOW_MINUTES, as a share of the campaign's slots (at
 # least one).
-PRB_JOIN_SHARE_PER_ADDRESS = float(os.environ.get("PRB_JOIN_SHARE_PER_ADDRESS", "0.10"))
-PRB_JOIN_WINDOW_MINUTES = envint("PRB_JOIN_WINDOW_MINUTES", "60")
+PRB_JOIN_SHARE_PER_ADDRESS = envfloat("PRB_JOIN_SHARE_PER_ADDRESS", 0.10, maximum=1.0)
+PRB_JOIN_WINDOW_MINUTES = envint("PRB_JOIN_WINDOW_MINUTES", 60, minimum=1)
 # The share of a campaign's slots that the accounts one network made through the invite link may
 # hold at any time, answered or reserved (prb_annotate/campaigns/network_share.py; at least one;
 # 1.0 for a lab study whose participants all come from one network).
-PRB_SLOT_SHARE_PER_NETWORK = float(os.environ.get("PRB_SLOT_SHARE_PER_NETWORK", "0.10"))
+PRB_SLOT_SHARE_PER_NETWORK = envfloat("PRB_SLOT_SHARE_PER_NETWORK", 0.10, maximum=1.0)
 # Behind a reverse proxy: the request header holding the client's address (HTTP_X_REAL_IP).
 LOGIN_CLIENT_ADDRESS_HEADER = os.environ.get("LOGIN_CLIENT_ADDRESS_HEADER", "")
 
 # One-time "set your password" links for accounts a manager makes (campaigns/accounts.py):
 # Django's password-reset tokens, valid this long at most.
-PASSWORD_RESET_TIMEOUT = envint("SET_PASSWORD_LINK_DAYS", "7") * 24 * 3600
+PASSWORD_RESET_TIMEOUT = envint("SET_PASSWORD_LINK_DAYS", 7, minimum=1) * 24 * 3600
 # Email is sent only when a server is configured; otherwise links are shown to the manager.
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
-EMAIL_PORT = envint("EMAIL_PORT", "587")
+EMAIL_PORT = envint("EMAIL_PORT", 587, minimum=1, maximum=65535)
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
-EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", "true")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", True)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "prb-annotate@localhost")
 PRB_SEND_EMAIL = bool(EMAIL_HOST)
 
@@ -284,22 +327,22 @@ STORAGES = {
 }
 # The largest uploaded file, and the largest request body besides a file's
 # (prb_annotate/security/request_limits.py answers 413 past it, naming the limit) ...
-PRB_UPLOAD_MAX_BYTES = envint("PRB_UPLOAD_MAX_BYTES", str(50 * 1024 * 1024))
+PRB_UPLOAD_MAX_BYTES = envint("PRB_UPLOAD_MAX_BYTES", 50 * 1024 * 1024, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = PRB_UPLOAD_MAX_BYTES
 # ... and what an uploaded compressed file (Parquet) may decode to when it is read
 # (prb_annotate/datasets/parquet_limits.py): five times the upload limit by default.
 PRB_UPLOAD_MAX_EXPANDED_BYTES = envint(
-    "PRB_UPLOAD_MAX_EXPANDED_BYTES", str(5 * PRB_UPLOAD_MAX_BYTES)
+    "PRB_UPLOAD_MAX_EXPANDED_BYTES", 5 * PRB_UPLOAD_MAX_BYTES, minimum=1
 )
 
 # HTTPS (docs/deployment.md, "A production layout"): all off by default so that the demo runs
 # on plain HTTP.
-SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", "false")
-CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", "false")
-SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", "false")
-SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", "0")
-SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", "false")
-SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "false")
+SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", False)
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", False)
 # Behind a TLS-terminating proxy: "HTTP_X_FORWARDED_PROTO,https" (header, value that means
 # HTTPS). Set it only when the proxy always sets or overwrites that header.
 SECURE_PROXY_SSL_HEADER = envpair("SECURE_PROXY_SSL_HEADER")
@@ -359,7 +402,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Import limits: a text field longer than this is reported as an error, not stored.
-PRB_MAX_TEXT_CHARS = envint("PRB_MAX_TEXT_CHARS", "100000")
+PRB_MAX_TEXT_CHARS = envint("PRB_MAX_TEXT_CHARS", 100_000, minimum=1)
 
 LOGGING = {
     "version": 1,
@@ -391,7 +434,7 @@ if PRB_TASKS_BACKEND == "rq":
     REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     # RQ stops a job after DEFAULT_TIMEOUT seconds; scoring a large campaign takes hours.
     RQ_QUEUES = {
-        name: {"URL": REDIS_URL, "DEFAULT_TIMEOUT": envint("PRB_JOB_TIMEOUT_S", "86400")}
+        name: {"URL": REDIS_URL, "DEFAULT_TIMEOUT": envint("PRB_JOB_TIMEOUT_S", 86_400, minimum=1)}
         for name in JOB_QUEUE_NAMES
     }
     TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": JOB_QUEUE_NAMES}}
@@ -407,16 +450,16 @@ PRB_JOB_DIR = DATA_DIR / "jobs"
 # names a model under one of them, never any other path.
 PRB_MODEL_ROOTS = [root for root in os.environ.get("PRB_MODEL_ROOTS", "").split(":") if root]
 # A running job whose worker has not written its heartbeat for this long is marked failed.
-PRB_JOB_LEASE_S = envint("PRB_JOB_LEASE_S", "60")
+PRB_JOB_LEASE_S = envint("PRB_JOB_LEASE_S", 60, minimum=1)
 # How many workers may take a job: one whose worker died is queued again until they are spent,
 # then marked failed with the reason.
-PRB_JOB_ATTEMPTS = envint("PRB_JOB_ATTEMPTS", "2")
+PRB_JOB_ATTEMPTS = envint("PRB_JOB_ATTEMPTS", 2, minimum=1)
 # A campaign with more pairs than this has its audit page's audit computed by a worker (a job
 # started from the page or the API); a smaller one's is computed in the request.
-PRB_BACKGROUND_AUDIT_PAIRS = envint("PRB_BACKGROUND_AUDIT_PAIRS", "20000")
+PRB_BACKGROUND_AUDIT_PAIRS = envint("PRB_BACKGROUND_AUDIT_PAIRS", 20_000)
 # An answer or dataset file larger than this (bytes) uploaded on the pages or to the API is
 # imported by a worker (202 with the job's URL); a smaller one in the request.
-PRB_BACKGROUND_IMPORT_BYTES = envint("PRB_BACKGROUND_IMPORT_BYTES", str(8 * 1024 * 1024))
+PRB_BACKGROUND_IMPORT_BYTES = envint("PRB_BACKGROUND_IMPORT_BYTES", 8 * 1024 * 1024)
 
 # Prolific's API: with a token, the Prolific page approves, rejects and pays bonuses there and
 # reads back who returned or timed out; without one it offers the CSVs alone.

@@ -254,6 +254,25 @@ def test_it_explains_what_is_wrong(
         assert "Traceback" not in error
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["score", "--data", "split.jsonl", "--model", "builtin:length", "--out", "run"],
+        ["correlate", "--bench", "bench.csv", "--downstream", "downstream.csv"],
+        ["compare", "run"],
+    ],
+)
+@pytest.mark.parametrize("level", ["1.5", "0", "nan", "high"])
+def test_it_refuses_a_confidence_level_outside_0_and_1(command, level, capsys):
+    """Before any file is read: at 1.5 a score run printed [0.0, 100.0] as its interval."""
+    with pytest.raises(SystemExit) as refused:
+        main([*command, "--confidence", level])
+    assert refused.value.code == 2
+    error = capsys.readouterr().err
+    assert f"argument --confidence: must be a number between 0 and 1, not '{level}'" in error
+    assert "Traceback" not in error
+
+
 def test_it_takes_a_chat_template_from_a_file(tmp_path, split_file, no_template_model_dir):
     template = tmp_path / "template.jinja"
     template.write_text(tiny.TEMPLATE, encoding="utf-8")

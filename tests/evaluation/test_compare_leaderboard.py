@@ -278,5 +278,7 @@ def test_it_explains_a_folder_that_is_not_a_run(tmp_path, capsys):
     (run / "scores.jsonl").write_text('{"id": "q00", "outcome": "maybe"}\n', encoding="utf-8")
     assert main(["compare", str(run)]) == 2
     assert "scores.jsonl:1: unknown outcome 'maybe'" in capsys.readouterr().err
-    assert main(["compare", str(run), "--alpha", "2"]) == 2
-    assert "--alpha must be between 0 and 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        main(["compare", str(run), "--alpha", "2"])
+    assert refused.value.code == 2
+    assert "argument --alpha: must be a number between 0 and 1, not '2'" in capsys.readouterr().err

@@ -89,6 +89,40 @@ def test_the_demo_database_gets_a_key_of_its_own_kept_across_starts(tmp_path: Pa
     assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".secret")] == []
 
 
+# A value of the wrong kind for each kind of variable, and what the start says of it.
+NOT_OF_ITS_KIND = {
+    "PRB_JOIN_SHARE_PER_ADDRESS": ("abc", "must be a finite number, not 'abc'"),
+    "PRB_SLOT_SHARE_PER_NETWORK": ("5", "must be from 0.0 to 1.0, not '5'"),
+    "PRB_SQLITE_BUSY_TIMEOUT_S": ("nan", "must be a finite number, not 'nan'"),
+    "SESSION_COOKIE_SECURE": ("ture", "must be true or false (or 1/0, yes/no, on/off)"),
+    "LOGIN_FAILURES_PER_USERNAME": ("0", "must be at least 1, not '0'"),
+    "EMAIL_PORT": ("70000", "must be from 1 to 65535, not '70000'"),
+    "PRB_UPLOAD_MAX_BYTES": ("50MB", "must be a whole number, not '50MB'"),
+}
+PRINT_READ = (
+    "import django; django.setup(); from django.conf import settings as s; "
+    "print(s.SESSION_COOKIE_SECURE, s.EMAIL_USE_TLS, s.EMAIL_PORT, s.PRB_SLOT_SHARE_PER_NETWORK)"
+)
+
+
+def test_a_variable_not_of_its_kind_stops_the_start_naming_itself(tmp_path: Path) -> None:
+    """A typo in a setting neither crashes with a bare traceback nor reads as "off": the start
+    stops with one line that names the variable and what it must be."""
+    env = {"PRB_DATA_DIR": str(tmp_path)}
+    for name, (value, words) in NOT_OF_ITS_KIND.items():
+        refused = run_refused(["manage.py", "check"], {**env, name: value})
+        assert refused.returncode != 0, name
+        assert f"ImproperlyConfigured: {name} {words}" in refused.stderr
+        assert "Traceback" not in refused.stderr
+    # Case and spaces do not matter, and an empty value is the default.
+    read = run_refused(
+        ["-c", PRINT_READ],
+        {**env, "SESSION_COOKIE_SECURE": " Yes ", "EMAIL_USE_TLS": "", "EMAIL_PORT": "25"},
+    )
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.split() == ["True", "True", "25", "0.1"]
+
+
 def test_the_tests_run_with_the_test_key() -> None:
     assert settings.SECRET_KEY == TEST_SECRET_KEY
 
