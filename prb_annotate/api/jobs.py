@@ -8,7 +8,7 @@ from django.http import FileResponse, Http404
 from django.http.response import HttpResponseBase
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -138,7 +138,8 @@ class JobDetail(APIView):
 
 
 class JobCancel(APIView):
-    """Cancel a queued or running job; a running one stops at its next step."""
+    """Cancel a queued or running job; a running one stops at its next step, and an import
+    whose data is already committed is done and cannot be cancelled (400)."""
 
     parser_classes = [JSONParser]
 
@@ -154,7 +155,17 @@ class JobCancel(APIView):
 class JobFile(APIView):
     """A finished job's result file, downloadable until the job is removed."""
 
-    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
+    @extend_schema(
+        responses={
+            # Export and paper jobs write a zip; audit, score and import jobs a JSON report.
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY,
+                description="The result file: a zip for an export or paper job, a JSON report "
+                "for an audit, score or import job.",
+            ),
+            (200, "application/json"): OpenApiTypes.OBJECT,
+        }
+    )
     def get(self, request: Request, job_id: int) -> HttpResponseBase:
         job = managed_job(request, job_id)
         path = Path(job.result_file)

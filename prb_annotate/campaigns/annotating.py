@@ -30,7 +30,7 @@ from prb_annotate.db.plainsql import (
     operation_transaction,
     row_lock,
 )
-from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem
+from prb_annotate.models import RAISED_SLOTS_SQL, Annotation, Assignment, Campaign, CampaignItem
 
 MAX_CLIENT_TOKEN = 64
 MAX_COMMENT = 5000
@@ -307,7 +307,7 @@ SUBMIT_TEMPLATE = """
 SELECT a.status, a.chosen_position,
        CASE WHEN a.status = 'reserved' AND a.expires_at > %s THEN 1 ELSE 0 END,
        i.kind, i.gold_answers,
-       c.annotations_per_pair + i.extra_annotations + i.replacement_annotations, c.status,
+       c.annotations_per_pair + {raised}, c.status,
        c.quality_criteria, c.rating_scale_max,
        t.id, t.assignment_id,
        (SELECT COUNT(*) FROM prb_annotate_assignment o
@@ -331,9 +331,9 @@ AND EXISTS (SELECT 1 FROM prb_annotate_membership cm
               AND cm.consent_given_at IS NULL)
 """
 SUBMIT_SQL = SUBMIT_TEMPLATE.format(
-    blocked=BLOCKED_SUBMIT_COLUMN, consent_missing=CONSENT_MISSING_SQL
+    blocked=BLOCKED_SUBMIT_COLUMN, consent_missing=CONSENT_MISSING_SQL, raised=RAISED_SLOTS_SQL
 )
-CONSENT_MESSAGE = gettext_noop("Accept the campaign's consent text before your first answer.")
+CONSENT_MESSAGE = gettext_noop("Accept the campaign's consent text before your next answer.")
 
 # A gold answer that is right proves a newcomer (``assignment.py``): their first such answer.
 PROVEN_SQL = """

@@ -76,7 +76,7 @@ from fractions import Fraction
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from prb_annotate.campaigns.briefing import ConsentFirst
@@ -365,6 +365,25 @@ def _next_in_transaction(
         MEMBER_LOCK_SQL.format(PARTICIPANT_SCOPE_SQL) + row_lock(), [campaign_id, annotator.pk]
     ):
         raise Membership.DoesNotExist("Not an annotator of this campaign.")
+    member = _read_member(campaign_id, annotator)
+    if member is None:
+        raise Membership.DoesNotExist("Not an annotator of this campaign.")
+    campaign, history, cleared, consent_owed = member
+    if asks.consent and consent_owed.strip():
+        # Returned, raised once the transaction has ended (like _NOT_CLEARED).
+        return ConsentFirst(consent_owed)
+    if campaign.status == Campaign.Status.ACTIVE and not cleared:
+        return _NOT_CLEARED
+    assignment = _queue(campaign, annotator, history, now, plan, may_plan)
+    if assignment is not None:
+        assignment.campaign = campaign
+        assignment.item.campaign = campaign
+    return assignment
+
+
+def _read_member(campaign_id: int, annotator: User) -> tuple[Campaign, _History, bool, str] | None:
+    """The campaign, the member's history, whether they are cleared for regular items and the
+    consent text they still owe; None when they are not an annotator of the campaign."""
     rows = fetch(
         MEMBER_SQL.format(
             columns(Campaign, "c"),
@@ -377,21 +396,45 @@ def _next_in_transaction(
         [campaign_id, annotator.pk, campaign_id, annotator.pk],
     )
     if not rows:
-        raise Membership.DoesNotExist("Not an annotator of this campaign.")
+        return None
     campaign = instance(Campaign, rows[0])
     *counts, network, cleared, consent_owed = rows[0][len(Campaign._meta.concrete_fields) :]
-    if asks.consent and consent_owed.strip():
-        # Returned, raised once the transaction has ended (like _NOT_CLEARED).
-        return ConsentFirst(consent_owed)
-    if campaign.status == Campaign.Status.ACTIVE and not cleared:
-        return _NOT_CLEARED
     submitted, shown_a, reserved_rows, expired_rows, newcomer = (int(n) for n in counts)
     history = _History(submitted, shown_a, reserved_rows, expired_rows, newcomer, network)
-    assignment = _queue(campaign, annotator, history, now, plan, may_plan)
-    if assignment is not None:
-        assignment.campaign = campaign
-        assignment.item.campaign = campaign
-    return assignment
+    return campaign, history, bool(cleared), consent_owed
+
+
+# Why the queue hands a member nothing while regular items are open to them: the standing
+# (``progress.py``) counts items, and these two rules of the queue are about the member.
+HELD_BY_NETWORK = "network"  # the invite link's accounts from their network hold their share
+GOLD_SPENT = "gold-spent"  # a newcomer who answered every gold item without being proven
+
+
+def held_back(campaign: Campaign, annotator: User, *, now: datetime | None = None) -> str | None:
+    """``HELD_BY_NETWORK``, ``GOLD_SPENT`` or None: which of the queue's rules about the
+    member keeps the open items from them now, read without reserving. (A gold item always has
+    room, so a newcomer waits for gold only once none is left that is not theirs.)"""
+    now = now or timezone.now()
+    member = _read_member(campaign.pk, annotator)
+    if member is None:
+        return None
+    campaign, history, _cleared, _consent_owed = member
+    if campaign.status != Campaign.Status.ACTIVE or history.quota_reached(campaign):
+        return None
+    if history.network is not None and _network_full(campaign, history.network, now):
+        return HELD_BY_NETWORK
+    if history.gold_only and not _gold_not_theirs(campaign, annotator).exists():
+        return GOLD_SPENT
+    return None
+
+
+def _gold_not_theirs(campaign: Campaign, annotator: User) -> QuerySet[CampaignItem]:
+    """The campaign's gold items the annotator holds no row on but expired ones."""
+    return CampaignItem.objects.filter(campaign_id=campaign.pk, kind=GOLD).exclude(
+        pk__in=Assignment.objects.filter(campaign_id=campaign.pk, annotator=annotator)
+        .exclude(status=EXPIRED)
+        .values("item_id")
+    )
 
 
 def _queue(
@@ -630,12 +673,7 @@ def _reserve_gold(
 ) -> Assignment | None:
     live = occupying(locks.now, "assignments__")
     rows = (
-        CampaignItem.objects.filter(campaign_id=campaign.pk, kind=GOLD)
-        .exclude(
-            pk__in=Assignment.objects.filter(campaign_id=campaign.pk, annotator=annotator)
-            .exclude(status=EXPIRED)
-            .values("item_id")
-        )
+        _gold_not_theirs(campaign, annotator)
         .values("pk", "order_key")
         .annotate(
             occupied=Count("assignments", filter=live),

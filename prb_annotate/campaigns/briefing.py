@@ -1,9 +1,10 @@
 """What a newcomer is told and asked before their first item: how long the work takes, and the
 campaign's consent text, accepted once and kept with its time on the membership.
 
-The estimate is the quota, plus the practice and qualification items asked first, times the
-median time on task of the campaign's current answers (``DEFAULT_SECONDS_PER_ITEM`` while fewer
-than ``MIN_TIMED_ANSWERS`` answers have a time).
+The estimate is the quota (for a newcomer, the places left where they are fewer), plus the
+practice and qualification items asked first, times the median time on task of the campaign's
+latest ``TIMED_ANSWERS_READ`` timed answers (``DEFAULT_SECONDS_PER_ITEM`` while fewer than
+``MIN_TIMED_ANSWERS`` answers have a time).
 Consent is asked when the campaign has a consent text: the join page asks it with the start
 button, the consent page (``views/consent.py``) asks a member who arrived another way, and the
 annotation pages, the practice and qualification page and ``POST /api/campaigns/<id>/next/``
@@ -27,7 +28,7 @@ MIN_TIMED_ANSWERS = 5
 TIMED_ANSWERS_READ = 2000
 
 
-CONSENT_FIRST = gettext_noop("Accept the campaign's consent text before the first item.")
+CONSENT_FIRST = gettext_noop("Accept the campaign's consent text before your next item.")
 
 
 class ConsentFirst(Exception):
@@ -47,6 +48,8 @@ class TimeEstimate:
     items: int | None
     # Practice and qualification items asked before the first item: they take time too.
     screening_items: int = 0
+    # The campaign's quota, when the places left (``places.py``) allow a newcomer fewer items.
+    quota_cut_from: int | None = None
 
     @property
     def total_minutes(self) -> int | None:
@@ -68,7 +71,9 @@ def median_seconds_per_item(times_ms: list[int]) -> float | None:
     return float(statistics.median(times_ms)) / 1000
 
 
-def time_estimate(campaign: Campaign) -> TimeEstimate:
+def time_estimate(campaign: Campaign, *, places_left: int | None = None) -> TimeEstimate:
+    """The estimate for a member, or for a newcomer with ``places_left``: at most that many
+    items then, where it is fewer than the quota."""
     times = list(
         Annotation.objects.filter(
             assignment__campaign=campaign, is_current=True, time_on_task_ms__isnull=False
@@ -78,10 +83,13 @@ def time_estimate(campaign: Campaign) -> TimeEstimate:
     )
     measured = median_seconds_per_item([int(t) for t in times if t is not None])
     screening = QualificationItem.objects.filter(campaign=campaign).count()
-    quota = campaign.quota_per_annotator
+    quota = items = campaign.quota_per_annotator
+    if quota is not None and places_left is not None and 0 < places_left < quota:
+        items = places_left
+    cut_from = quota if items != quota else None
     if measured is None:
-        return TimeEstimate(DEFAULT_SECONDS_PER_ITEM, 0, quota, screening)
-    return TimeEstimate(measured, len(times), quota, screening)
+        return TimeEstimate(DEFAULT_SECONDS_PER_ITEM, 0, items, screening, cut_from)
+    return TimeEstimate(measured, len(times), items, screening, cut_from)
 
 
 def needs_consent(membership: Membership) -> bool:

@@ -8,7 +8,8 @@ The settings page and ``PATCH /api/campaigns/<id>/`` both check ``change_errors`
   already given on fewer answers than before); on a closed campaign it is fixed.
 - The question set (criteria, rating scale) is fixed once annotators have answered with it.
 - A verdict threshold (quality, majority) may change at any time: the audit is recomputed from
-  the new value the next time it is read (its change stamp covers the thresholds).
+  the new value the next time it is read (its change stamp covers the thresholds), or, for a
+  campaign whose audit a worker computes, when that computation is started.
 - A quality-control threshold (minimum gold accuracy, position-bias p-value) may change at any
   time; who is left out of the audit follows, and with it the replacement slots (raised for
   answers that leave, withdrawn where nobody filled them for answers that come back).
@@ -21,6 +22,7 @@ The settings page and ``PATCH /api/campaigns/<id>/`` both check ``change_errors`
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from prb_annotate.audit.exclusions import sync_replacement_slots
@@ -35,7 +37,11 @@ RULES = (
         "k (annotations per pair) may take any value in a draft; once the campaign has started "
         "it only goes up, and a closed campaign keeps it."
     ),
-    _("A verdict threshold change recomputes the audit the next time it is opened."),
+    _(
+        "After a verdict threshold change, the audit is computed again with the new value when "
+        "it is next opened, or, for a campaign whose audit a worker computes (a large one), "
+        "when its computation is started on the audit page."
+    ),
     _(
         "A quality-control threshold change recomputes who is left out of the audit; pairs whose "
         "answers leave get replacement slots, and slots nobody filled are withdrawn when answers "
@@ -51,16 +57,17 @@ def change_errors(campaign: Campaign, changes: Mapping[str, Any]) -> dict[str, s
     k = changes.get("annotations_per_pair")
     if k is not None and k != campaign.annotations_per_pair:
         if campaign.status == Campaign.Status.CLOSED:
-            errors["annotations_per_pair"] = "A closed campaign keeps its k."
+            errors["annotations_per_pair"] = gettext("A closed campaign keeps its k.")
         elif campaign.status != Campaign.Status.DRAFT and k < campaign.annotations_per_pair:
-            errors["annotations_per_pair"] = (
-                f"Once a campaign has started, k only goes up (it is "
-                f"{campaign.annotations_per_pair})."
-            )
+            errors["annotations_per_pair"] = gettext(
+                "Once a campaign has started, k only goes up (it is %(k)d)."
+            ) % {"k": campaign.annotations_per_pair}
     scale = changes.get("rating_scale_max", campaign.rating_scale_max)
     threshold = changes.get("quality_threshold", campaign.quality_threshold)
     if threshold is not None and threshold > scale:
-        errors["quality_threshold"] = f"Must not exceed the rating scale maximum ({scale})."
+        errors["quality_threshold"] = gettext(
+            "Must not exceed the rating scale maximum (%(scale)d)."
+        ) % {"scale": scale}
     errors.update(
         pay_errors({name: changes.get(name, getattr(campaign, name)) for name in PAY_SETTINGS})
     )
@@ -74,11 +81,8 @@ def pay_errors(pay: Mapping[str, Any]) -> dict[str, str]:
     if not given or len(given) == len(PAY_SETTINGS):
         return {}
     named = ", ".join(str(CAMPAIGN[name].label).lower() for name in given)
-    return {
-        name: f"Needed with the {named}: the paper states the pay only in full."
-        for name in PAY_SETTINGS
-        if name not in given
-    }
+    needed = gettext("Needed with the %(named)s: the paper states the pay only in full.")
+    return {name: needed % {"named": named} for name in PAY_SETTINGS if name not in given}
 
 
 def after_changes(campaign: Campaign, changed: Collection[str]) -> list[str]:
@@ -86,17 +90,41 @@ def after_changes(campaign: Campaign, changed: Collection[str]) -> list[str]:
     for the manager about each consequence."""
     notes = []
     if VERDICT_THRESHOLDS & set(changed):
-        notes.append("The audit is recomputed with the new thresholds when it is next opened.")
+        notes.append(
+            gettext(
+                "The audit is computed again with the new thresholds when it is next opened, "
+                "or, where a worker computes it, when its computation is started on the audit "
+                "page."
+            )
+        )
     if LEFT_OUT_THRESHOLDS & set(changed):
         raised, lowered = sync_replacement_slots(campaign)
         if raised:
-            notes.append(f"Replacement slots asked for on {_pairs(raised)}.")
+            notes.append(
+                ngettext(
+                    "Replacement slots asked for on %(count)d pair.",
+                    "Replacement slots asked for on %(count)d pairs.",
+                    raised,
+                )
+                % {"count": raised}
+            )
         if lowered:
-            notes.append(f"Unfilled replacement slots withdrawn from {_pairs(lowered)}.")
+            notes.append(
+                ngettext(
+                    "Unfilled replacement slots withdrawn from %(count)d pair.",
+                    "Unfilled replacement slots withdrawn from %(count)d pairs.",
+                    lowered,
+                )
+                % {"count": lowered}
+            )
     if "annotations_per_pair" in changed:
-        notes.append(f"Every pair now asks for {campaign.annotations_per_pair} annotations.")
+        k = campaign.annotations_per_pair
+        notes.append(
+            ngettext(
+                "Every pair now asks for %(k)d annotation.",
+                "Every pair now asks for %(k)d annotations.",
+                k,
+            )
+            % {"k": k}
+        )
     return notes
-
-
-def _pairs(count: int) -> str:
-    return f"{count} pair{'s' if count != 1 else ''}"

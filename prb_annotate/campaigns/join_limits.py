@@ -185,12 +185,17 @@ def _prolific_refusals(campaign: Campaign, network: str) -> QuerySet[FailedLogin
     )
 
 
+def checks_study_list(campaign: Campaign) -> bool:
+    """Whether the study link admits only the participants Prolific lists in the study: with
+    Prolific's API token and the campaign's study named."""
+    return prolific_api.configured() and bool(campaign.prolific_study_id)
+
+
 def check_listed(campaign: Campaign, participant_id: str, network: str) -> None:
-    """With Prolific's API token and the campaign's study named: NotInStudy unless Prolific
-    lists ``participant_id`` in the study, StudyUnchecked when it cannot say (see the module).
-    A network whose accounts and refusals fill its share is refused first (TooManyJoins),
-    without a call to Prolific."""
-    if not prolific_api.configured() or not campaign.prolific_study_id:
+    """When ``checks_study_list``: NotInStudy unless Prolific lists ``participant_id`` in the
+    study, StudyUnchecked when it cannot say (see the module). A network whose accounts and
+    refusals fill its share is refused first (TooManyJoins), without a call to Prolific."""
+    if not checks_study_list(campaign):
         return
     spent = counted_accounts(campaign, network) + _prolific_refusals(campaign, network).count()
     if spent >= accounts_per_address(campaign):

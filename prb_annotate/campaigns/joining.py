@@ -87,11 +87,11 @@ def study_ids(params: Mapping[str, str]) -> StudyIds:
     values = {name: (params.get(name) or "").strip() for name in PROLIFIC_PARAMS}
     if not PARTICIPANT_ID.fullmatch(values["PROLIFIC_PID"]):
         raise BadJoinParameters(
-            "PROLIFIC_PID", "a participant id is 1 to 100 letters, digits, '-' or '_'."
+            "PROLIFIC_PID", _("a participant id is 1 to 100 letters, digits, '-' or '_'.")
         )
     for name in ("STUDY_ID", "SESSION_ID"):
         if not SESSION_VALUE.fullmatch(values[name]):
-            raise BadJoinParameters(name, "at most 100 letters, digits, '-' or '_'.")
+            raise BadJoinParameters(name, _("at most 100 letters, digits, '-' or '_'."))
     return StudyIds(values["PROLIFIC_PID"], values["STUDY_ID"], values["SESSION_ID"])
 
 

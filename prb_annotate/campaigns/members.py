@@ -6,7 +6,9 @@ Removing an annotator ends their membership and frees the items they hold at onc
 reservations expire now instead of by the clock). Their submitted answers stay in the database
 either way; the manager chooses whether the audit keeps them (``KEEP``) or leaves them out
 (``LEAVE_OUT``: an exclusion with its reason, as the dashboard's exclusion makes, so that
-replacement slots open for their pairs and the exclusion can be lifted later).
+replacement slots open for their pairs and the exclusion can be lifted later). A study
+participant's account keeps its Prolific id (``Participant``) after the removal, so one whose
+answers are left out stays on Prolific's approval list, with ``reject`` (``prolific.py``).
 
 A new link is the one ``add_annotators`` gives (``set_password_path``): it works once, for
 ``PASSWORD_RESET_TIMEOUT`` at most. Only for an annotator of the campaign whose account has no
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from prb_annotate.audit.exclusions import exclude_annotator
 from prb_annotate.campaigns.accounts import AddedAnnotator, link_for
@@ -32,8 +35,8 @@ from prb_annotate.models import (
 KEEP = "keep"
 LEAVE_OUT = "leave_out"
 ANSWER_CHOICES = {
-    KEEP: "keep their answers in the audit",
-    LEAVE_OUT: "leave their answers out of the audit",
+    KEEP: gettext_lazy("keep their answers in the audit"),
+    LEAVE_OUT: gettext_lazy("leave their answers out of the audit"),
 }
 REMOVAL_REASON = "removed from the campaign"
 
@@ -56,11 +59,29 @@ class RemovedMember:
 
     @property
     def statement(self) -> str:
-        """What the removal did, said on the page and in the API's answer."""
-        answers = f"{self.submitted} answer{'s' if self.submitted != 1 else ''}"
-        audit = "are left out of the audit" if self.left_out else "stay in the audit"
-        freed = f"{self.freed} reserved item{'s' if self.freed != 1 else ''}"
-        return f"{self.username} is no longer a member: their {answers} {audit}; {freed} freed."
+        """What the removal did, said on the page (in its reader's language) and in the API's
+        answer."""
+        count = self.submitted
+        if self.left_out:
+            answers = ngettext(
+                "their %(count)d answer is left out of the audit",
+                "their %(count)d answers are left out of the audit",
+                count,
+            )
+        else:
+            answers = ngettext(
+                "their %(count)d answer stays in the audit",
+                "their %(count)d answers stay in the audit",
+                count,
+            )
+        freed = ngettext(
+            "%(count)d reserved item freed", "%(count)d reserved items freed", self.freed
+        )
+        return gettext("%(username)s is no longer a member: %(answers)s; %(freed)s.") % {
+            "username": self.username,
+            "answers": answers % {"count": count},
+            "freed": freed % {"count": self.freed},
+        }
 
 
 def _annotator_membership(campaign: Campaign, user: User) -> Membership:

@@ -16,8 +16,10 @@ the queue will hand items out:
 ``places = free slots - held``; a newcomer is admitted while it is at least one. Admitting is
 decided under the lock on the campaign's row that every new account through a link takes
 (``join_limits.admit_new_account``), so newcomers arriving together are counted one after the
-other, and everyone admitted can do their whole quota as long as they keep working (a member
-who stops for longer than the reservation timeout gives their places back). Two answers of one
+other, and everyone admitted keeps the places counted for them as long as they keep working (a
+member who stops for longer than the reservation timeout gives their places back). A newcomer
+admitted with fewer places left than the quota can do only those; the join page says so
+(``briefing.time_estimate``). Two answers of one
 annotator to one pair are never allowed, so when the free slots sit on pairs a member has
 already answered they may finish short of the quota; the count does not see that.
 """

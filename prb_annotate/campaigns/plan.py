@@ -37,6 +37,7 @@ from functools import cached_property
 from typing import Any
 
 from prb_annotate.db.plainsql import db_time, fetch, placeholders
+from prb_annotate.models import RAISED_SLOTS_SQL
 
 MAX_CANDIDATES = 8  # per step of the queue
 HINT_TTL_S = 30.0
@@ -52,7 +53,7 @@ ID_MARGIN = 200
 # expired. The items' own columns are joined after the counting, for the few items left.
 COUNTS_SQL = """
 SELECT g.item_id, g.occupied, g.shown_a, g.submitted, g.own, g.first_row,
-       i.kind, i.extra_annotations + i.replacement_annotations, i.order_key
+       i.kind, {raised}, i.order_key
 FROM (
     SELECT a.item_id,
            SUM(CASE WHEN a.status = 'submitted'
@@ -213,13 +214,17 @@ def _counted_items(
     when = db_time(now)
     counts = [when, when, annotator_id]
     having = WINDOW_HAVING + (BELOW_MARK if hint.low_row_id else "")
-    sql = COUNTS_SQL.format(rows=WINDOW_ROWS, having=having, first_row="MIN(a.id)")
+    sql = COUNTS_SQL.format(
+        rows=WINDOW_ROWS, having=having, first_row="MIN(a.id)", raised=RAISED_SLOTS_SQL
+    )
     params = [*counts, campaign_id, hint.low_row_id, k]
     if hint.low_row_id:
         params.append(hint.low_row_id)
     if hint.extra_ids:
         rows = f"a.item_id IN ({placeholders(len(hint.extra_ids))})"
-        whole = COUNTS_SQL.format(rows=rows, having="", first_row="CAST(NULL AS BIGINT)")
+        whole = COUNTS_SQL.format(
+            rows=rows, having="", first_row="CAST(NULL AS BIGINT)", raised=RAISED_SLOTS_SQL
+        )
         sql = f"{sql} UNION ALL {whole}"
         params += [*counts, *hint.extra_ids]
     return fetch(sql, params)

@@ -19,7 +19,14 @@ from prb_annotate.audit.campaign_audit import CampaignAudit
 from prb_annotate.audit.exclusions import campaign_quality, sync_slots_for
 from prb_annotate.campaigns.assignment import occupying
 from prb_annotate.db.plainsql import db_time, fetch
-from prb_annotate.models import Annotation, Assignment, Campaign, CampaignItem, Membership
+from prb_annotate.models import (
+    RAISED_SLOTS_SQL,
+    Annotation,
+    Assignment,
+    Campaign,
+    CampaignItem,
+    Membership,
+)
 
 
 @dataclass(frozen=True)
@@ -215,7 +222,7 @@ def is_gold_correct(annotation: Annotation, expected: dict[str, str]) -> bool:
 # grows with the campaign: it groups every row that occupies a slot. The annotation page may
 # take it from a per-process copy up to FULL_ITEMS_TTL_S old (the bar's "available" then lags
 # others' work by that much); the completion and home pages always count afresh.
-OWN_SQL = """
+OWN_TEMPLATE = """
 SELECT
   (SELECT COUNT(*) FROM prb_annotate_assignment
    WHERE campaign_id = %s AND annotator_id = %s AND status = 'submitted'),
@@ -231,7 +238,7 @@ FROM (
     SELECT COUNT(*) AS full_items,
            COALESCE(SUM(CASE WHEN t.submitted < %s + t.extra THEN 1 ELSE 0 END), 0) AS held_items
     FROM (
-        SELECT i.extra_annotations AS extra,
+        SELECT {raised} AS extra,
                SUM(CASE WHEN o.status = 'submitted' THEN 1 ELSE 0 END) AS submitted
         FROM prb_annotate_assignment m
         JOIN prb_annotate_campaignitem i ON i.id = m.item_id
@@ -239,15 +246,15 @@ FROM (
         WHERE m.campaign_id = %s AND m.annotator_id = %s AND m.status <> 'expired'
           AND i.kind = 'regular'
           AND (o.status = 'submitted' OR (o.status = 'reserved' AND o.expires_at > %s))
-        GROUP BY m.item_id, i.extra_annotations
-        HAVING COUNT(*) >= %s + i.extra_annotations
+        GROUP BY m.item_id, i.extra_annotations, i.replacement_annotations
+        HAVING COUNT(*) >= %s + {raised}
     ) t
 ) tf
 """
 # Full regular items and, among them, those still short of submitted answers (some slots held
 # by live reservations). Items whose target the audit raised are few and read from their item
 # rows; joining every group to its item instead would cost more than all the rest.
-FULL_SQL = """
+FULL_TEMPLATE = """
 SELECT plain.full_items, plain.held_items, raised.full_items, raised.held_items
 FROM (
     SELECT COUNT(*) AS full_items,
@@ -261,7 +268,8 @@ FROM (
           AND (status = 'submitted' OR (status = 'reserved' AND expires_at > %s))
           AND item_id NOT IN (
               SELECT id FROM prb_annotate_campaignitem
-              WHERE campaign_id = %s AND (kind <> 'regular' OR extra_annotations > 0))
+              WHERE campaign_id = %s
+                AND (kind <> 'regular' OR extra_annotations + replacement_annotations > 0))
         GROUP BY item_id
     ) g
     WHERE g.occupied >= %s
@@ -269,19 +277,21 @@ FROM (
     SELECT COUNT(*) AS full_items,
            COALESCE(SUM(CASE WHEN r.submitted < %s + r.extra THEN 1 ELSE 0 END), 0) AS held_items
     FROM (
-        SELECT i.extra_annotations AS extra,
+        SELECT {raised} AS extra,
                SUM(CASE WHEN a.status = 'submitted'
                              OR (a.status = 'reserved' AND a.expires_at > %s)
                    THEN 1 ELSE 0 END) AS occupied,
                SUM(CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END) AS submitted
         FROM prb_annotate_campaignitem i
         JOIN prb_annotate_assignment a ON a.item_id = i.id
-        WHERE i.campaign_id = %s AND i.kind = 'regular' AND i.extra_annotations > 0
-        GROUP BY i.id, i.extra_annotations
+        WHERE i.campaign_id = %s AND i.kind = 'regular' AND {raised} > 0
+        GROUP BY i.id, i.extra_annotations, i.replacement_annotations
     ) r
     WHERE r.occupied >= %s + r.extra
 ) raised
 """
+OWN_SQL = OWN_TEMPLATE.format(raised=RAISED_SLOTS_SQL)
+FULL_SQL = FULL_TEMPLATE.format(raised=RAISED_SLOTS_SQL)
 FULL_ITEMS_TTL_S = 15.0
 # (campaign id, invite token, k) -> (monotonic time, full items, held items). The invite token
 # is random per campaign, so an id reused by another database never finds a stale copy.

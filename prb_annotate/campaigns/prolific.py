@@ -2,14 +2,28 @@
 bonuses to pay, as CSV files in the shapes Prolific takes.
 
 Only Prolific members are listed: annotators whose membership carries a Prolific participant
-id (they came through the study link, or a manager gave it), and only once they did something
-(answered a practice or qualification item, or submitted an item).
+id (they came through the study link, or a manager gave it), and only once they answered
+something (a practice or qualification item, or a submitted item). Skipped items do not count:
+a participant who skipped every item they were offered and answered nothing did none of the
+work the study pays for, so the list does not approve them; and the pages let anyone skip, so
+it is not the "skipped crucial questions" Prolific accepts as a ground for rejection either.
+They are left off, for the researcher to settle on Prolific (whose advice for a participant who
+did not complete a study is to ask them to return it).
+
+A study participant a manager removed (``members.remove_member``) is a member no more, but
+their study account (``Participant``, with the Prolific id), their answers and any exclusion
+stay: while those answers are out of the audit (the removal's "leave their answers out", an
+exclusion made before it, gold accuracy, position bias) they are listed with ``reject``, as a
+member would be. A removed participant whose answers count, or who submitted none, is not
+listed. A Prolific id a manager gave to another kind of account lived on its membership alone,
+and goes with it.
 
 - **Approvals** (``participant_id,decision,reason``, with that header): ``screened_out`` for a
   member who failed the qualification (and was not let in), ``reject`` for one whose answers
   are out of the audit (a manager's exclusion, gold accuracy below the minimum, position
   bias), ``approve`` otherwise; the reason comes from quality control (for an approval, the
-  outlier marks if any, else empty).
+  outlier marks if any, else empty), in English whatever the reader's language, since it goes
+  to Prolific as it is.
 - **Bonuses** (``participant_id,amount``, no header, one line per participant, as Prolific's
   bulk bonus takes them; amounts in the study's currency with two decimals): the campaign's
   ``BonusRule`` (an amount per item beyond a number of items, and an amount for gold accuracy
@@ -25,6 +39,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from django.core.exceptions import ValidationError
+from django.db.models import Exists, OuterRef
+from django.utils.translation import gettext, ngettext
 
 from prb_annotate.audit.exclusions import current_exclusions, left_out_annotators
 from prb_annotate.audit.quality import LEFT_OUT_REASONS, LOW_GOLD_ACCURACY, MANAGER_EXCLUDED
@@ -32,7 +48,8 @@ from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress
 from prb_annotate.campaigns.qualification.setup import MemberQualification, member_qualifications
 from prb_annotate.formats import spreadsheets
 from prb_annotate.formats.numbers import percent
-from prb_annotate.models import Campaign, Membership, QualificationAnswer
+from prb_annotate.models import Campaign, Membership, Participant, QualificationAnswer
+from prb_annotate.models.access import SIGNUP_PARTICIPANT_PREFIX
 
 APPROVAL_HEADER = ("participant_id", "decision", "reason")
 APPROVE, REJECT, SCREENED_OUT = "approve", "reject", "screened_out"
@@ -86,14 +103,20 @@ class BonusRule:
         return campaign.quota_per_annotator or 0
 
     def describe(self, campaign: Campaign) -> str:
+        """The rule in words, in the reader's language (the page, its messages, the API's
+        ``text``), e.g. "0.10 per item beyond 20; 0.50 for gold accuracy of 80.0% or more"."""
         parts = []
         if self.per_item is not None:
-            parts.append(f"{self.per_item} per item beyond {self.beyond(campaign)}")
+            parts.append(
+                gettext("%(amount)s per item beyond %(items)d")
+                % {"amount": self.per_item, "items": self.beyond(campaign)}
+            )
         if self.gold_amount is not None and self.gold_min_accuracy is not None:
             parts.append(
-                f"{self.gold_amount} for gold accuracy of {percent(self.gold_min_accuracy)} or more"
+                gettext("%(amount)s for gold accuracy of %(accuracy)s or more")
+                % {"amount": self.gold_amount, "accuracy": percent(self.gold_min_accuracy)}
             )
-        return "; ".join(parts) or "no bonus"
+        return "; ".join(parts) or gettext("no bonus")
 
 
 def _decimal_or_none(value: Any) -> Decimal | None:
@@ -109,7 +132,7 @@ def checked_bonus_rule(data: Mapping[str, Any]) -> BonusRule:
     if beyond in ("", None):
         beyond = None
     elif isinstance(beyond, bool) or not isinstance(beyond, int) or not 0 <= beyond <= 10**6:
-        errors["items_beyond"] = "A whole number of items from 0 up."
+        errors["items_beyond"] = gettext("A whole number of items from 0 up.")
     accuracy = data.get("gold_min_accuracy")
     if accuracy in ("", None):
         accuracy = None
@@ -118,9 +141,11 @@ def checked_bonus_rule(data: Mapping[str, Any]) -> BonusRule:
         or not isinstance(accuracy, int | float)
         or not 0.0 <= float(accuracy) <= 1.0
     ):
-        errors["gold_min_accuracy"] = "A share from 0 to 1."
+        errors["gold_min_accuracy"] = gettext("A share from 0 to 1.")
     if (gold_amount is None) != (accuracy is None) and "gold_min_accuracy" not in errors:
-        errors["gold_min_accuracy"] = "Give the gold bonus and its accuracy threshold together."
+        errors["gold_min_accuracy"] = gettext(
+            "Give the gold bonus and its accuracy threshold together."
+        )
     if errors:
         raise ValidationError(errors)
     return BonusRule(
@@ -139,10 +164,12 @@ def _amount(value: Any, field: str, errors: dict[str, str]) -> Decimal | None:
     except InvalidOperation:
         amount = Decimal("NaN")
     if isinstance(value, bool) or not amount.is_finite() or not 0 < amount <= MAX_AMOUNT:
-        errors[field] = f"An amount above 0 and at most {MAX_AMOUNT}, e.g. 0.25."
+        errors[field] = gettext("An amount above 0 and at most %(most)s, e.g. 0.25.") % {
+            "most": MAX_AMOUNT
+        }
         return None
     if amount != amount.quantize(CENT):
-        errors[field] = "At most two decimals (Prolific pays whole pennies or cents)."
+        errors[field] = gettext("At most two decimals (Prolific pays whole pennies or cents).")
         return None
     return amount.quantize(CENT)
 
@@ -169,21 +196,27 @@ class BonusRow:
     participant_id: str
     username: str
     amount: Decimal
-    why: str
+    why: str  # shown on the page only, in the reader's language
 
 
 @dataclass(frozen=True)
 class _Member:
-    membership: Membership
+    user_id: int
+    username: str
+    participant_id: str
     progress: AnnotatorProgress | None
-    qualification: MemberQualification | None
+    qualification: MemberQualification | None  # None for a participant no longer a member
 
 
-def _members(campaign: Campaign) -> list[_Member]:
-    """Prolific members who did something, by participant id."""
-    progress = {
-        row.user_id: row for row in campaign_progress(campaign, median_times=False).annotators
-    }
+def _progress(campaign: Campaign) -> dict[int, AnnotatorProgress]:
+    """user id -> progress, for members and for whoever else has items in the campaign (a
+    removed participant's assignments stay)."""
+    return {row.user_id: row for row in campaign_progress(campaign, median_times=False).annotators}
+
+
+def _members(campaign: Campaign, progress: Mapping[int, AnnotatorProgress]) -> list[_Member]:
+    """Prolific members who answered something (see the module: skips alone do not count),
+    by participant id."""
     qualifications = member_qualifications(campaign)
     answered = set(
         QualificationAnswer.objects.filter(item__campaign=campaign).values_list(
@@ -199,10 +232,44 @@ def _members(campaign: Campaign) -> list[_Member]:
     members = []
     for membership in memberships:
         row = progress.get(membership.user_id)
-        if membership.user_id not in answered and not (row and (row.submitted or row.skipped)):
+        if membership.user_id not in answered and not (row and row.submitted):
             continue
-        members.append(_Member(membership, row, qualifications.get(membership.user_id)))
+        members.append(
+            _Member(
+                membership.user_id,
+                membership.user.get_username(),
+                membership.participant_id,
+                row,
+                qualifications.get(membership.user_id),
+            )
+        )
     return members
+
+
+def _removed_participants(
+    campaign: Campaign, progress: Mapping[int, AnnotatorProgress], left_out: Mapping[str, str]
+) -> list[_Member]:
+    """Study participants no longer members whose submitted answers are out of the audit, by
+    participant id: what survives their removal is their study account (``Participant``, with
+    the Prolific id), their answers and the exclusion."""
+    member = Membership.objects.filter(campaign=campaign, user_id=OuterRef("user_id"))
+    participants = (
+        Participant.objects.filter(campaign=campaign)
+        .exclude(participant_id__startswith=SIGNUP_PARTICIPANT_PREFIX)
+        .exclude(Exists(member))
+        .select_related("user")
+        .order_by("participant_id")
+    )
+    removed = []
+    for participant in participants:
+        row = progress.get(participant.user_id)
+        username = participant.user.get_username()
+        if row is None or not row.submitted or username not in left_out:
+            continue
+        removed.append(
+            _Member(participant.user_id, username, participant.participant_id, row, None)
+        )
+    return removed
 
 
 def approval_rows(campaign: Campaign) -> list[ApprovalRow]:
@@ -212,11 +279,12 @@ def approval_rows(campaign: Campaign) -> list[ApprovalRow]:
         row["annotator"]: row.get("outliers") or []
         for row in dashboard_figures(campaign)["annotators"]
     }
+    progress = _progress(campaign)
+    listed = _members(campaign, progress) + _removed_participants(campaign, progress, left_out)
     rows = []
-    for member in _members(campaign):
-        user = member.membership.user
+    for member in sorted(listed, key=lambda m: (m.participant_id, m.username)):
         decision, reason = _decision(campaign, member, left_out, reasons, marks)
-        rows.append(ApprovalRow(member.membership.participant_id, user.username, decision, reason))
+        rows.append(ApprovalRow(member.participant_id, member.username, decision, reason))
     return rows
 
 
@@ -227,17 +295,16 @@ def _decision(
     exclusion_reasons: Mapping[int, str],
     marks: Mapping[str, list[str]],
 ) -> tuple[str, str]:
-    user = member.membership.user
     qualification = member.qualification
     if qualification is not None and qualification.screened_out:
         return SCREENED_OUT, _screened_out_reason(qualification)
-    code = left_out.get(user.username)
+    code = left_out.get(member.username)
     if code is None:
-        outliers = marks.get(user.username) or []
+        outliers = marks.get(member.username) or []
         return APPROVE, f"marked: {', '.join(outliers)}" if outliers else ""
     reason = str(LEFT_OUT_REASONS[code])
-    if code == MANAGER_EXCLUDED and user.pk in exclusion_reasons:
-        reason = f"{reason}: {exclusion_reasons[user.pk]}"
+    if code == MANAGER_EXCLUDED and member.user_id in exclusion_reasons:
+        reason = f"{reason}: {exclusion_reasons[member.user_id]}"
     elif (
         code == LOW_GOLD_ACCURACY and member.progress and member.progress.gold_accuracy is not None
     ):
@@ -263,13 +330,12 @@ def bonus_rows(campaign: Campaign) -> list[BonusRow]:
         return []
     approved = {row.username for row in approval_rows(campaign) if row.decision == APPROVE}
     rows = []
-    for member in _members(campaign):
-        user = member.membership.user
-        if user.username not in approved or member.progress is None:
+    for member in _members(campaign, _progress(campaign)):
+        if member.username not in approved or member.progress is None:
             continue
         amount, why = _bonus(campaign, rule, member.progress)
         if amount > 0:
-            rows.append(BonusRow(member.membership.participant_id, user.username, amount, why))
+            rows.append(BonusRow(member.participant_id, member.username, amount, why))
     return rows
 
 
@@ -279,7 +345,10 @@ def _bonus(campaign: Campaign, rule: BonusRule, progress: AnnotatorProgress) -> 
     extra = max(progress.submitted - rule.beyond(campaign), 0)
     if rule.per_item is not None and extra:
         amount += rule.per_item * extra
-        why.append(f"{extra} item{'s' if extra != 1 else ''} beyond {rule.beyond(campaign)}")
+        why.append(
+            ngettext("%(count)d item beyond %(beyond)d", "%(count)d items beyond %(beyond)d", extra)
+            % {"count": extra, "beyond": rule.beyond(campaign)}
+        )
     accuracy = progress.gold_accuracy
     if (
         rule.gold_amount is not None
@@ -288,7 +357,7 @@ def _bonus(campaign: Campaign, rule: BonusRule, progress: AnnotatorProgress) -> 
         and accuracy >= rule.gold_min_accuracy
     ):
         amount += rule.gold_amount
-        why.append(f"gold accuracy {percent(accuracy)}")
+        why.append(gettext("gold accuracy %(accuracy)s") % {"accuracy": percent(accuracy)})
     return amount.quantize(CENT, rounding=ROUND_HALF_UP), "; ".join(why)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from prb_annotate.campaigns import prolific
 from prb_annotate.models import Assignment, Campaign, Membership
@@ -106,15 +107,18 @@ class Sent:
 
     @property
     def statement(self) -> str:
-        return (
-            f"Sent to Prolific: {self.approved} approved, {self.rejected} rejected; "
-            f"{self.skipped} not awaiting review there, left as they are."
-        )
+        """What was sent, said on the page in the reader's language."""
+        return gettext(
+            "Sent to Prolific: %(approved)d approved, %(rejected)d rejected; "
+            "%(skipped)d not awaiting review there, left as they are."
+        ) % {"approved": self.approved, "rejected": self.rejected, "skipped": self.skipped}
 
 
 def send_decisions(campaign: Campaign) -> Sent:
     """The approval list's approve and reject decisions, as transitions of the submissions
-    awaiting review; screened-out participants are Prolific's to handle by their code."""
+    awaiting review (a removed participant's ``reject`` included); screened-out participants
+    are Prolific's to handle by their code. A rejection's message is the list's reason, in
+    English whatever the manager's language: Prolific shows it to the participant."""
     on_prolific = submissions(campaign)
     counts = {"approve": 0, "reject": 0, "skipped": 0}
     for row in prolific.approval_rows(campaign):

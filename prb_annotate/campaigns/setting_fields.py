@@ -29,7 +29,7 @@ from django.utils.translation import gettext_lazy as _
 from django_stubs_ext import StrOrPromise
 
 from prb_annotate.audit.ppi_designs import ACTIVE_FLOOR
-from prb_annotate.campaigns.qualification.rules import EXPECTABLE
+from prb_annotate.campaigns.qualification.rules import EXPECTABLE, REQUIRED_WORDS
 
 
 class Kind(StrEnum):
@@ -75,8 +75,8 @@ class Setting:
     after_creation: AfterCreation = AfterCreation.FREE
     max_length: int | None = None
     pattern: str | None = None
-    pattern_message: str = ""
-    below_minimum: str = ""
+    pattern_message: StrOrPromise = ""
+    below_minimum: StrOrPromise = ""
     choices: tuple[tuple[str, StrOrPromise], ...] = ()
     # DECIMAL: (max_digits, decimal_places).
     digits: tuple[int, int] = (0, 0)
@@ -121,7 +121,7 @@ MAX_K = 50
 MIN_AMOUNT, MAX_AMOUNT, AMOUNT_DIGITS = Decimal("0.01"), Decimal("1000"), (7, 2)
 MAX_SCALE = 10
 MAX_SEED = 2**31 - 1
-MAJORITY_BELOW_HALF = (
+MAJORITY_BELOW_HALF = _(
     "Must be at least 0.5: below it the losing side of a vote could win "
     "(with 0.3, two answers for the chosen answer against three for the rejected one pass)."
 )
@@ -154,7 +154,11 @@ SETTINGS_GROUPS = (
     SettingGroup(
         "verdict",
         _("Verdict thresholds"),
-        _("A change recomputes the audit the next time it is opened."),
+        _(
+            "After a change, the audit is computed again when it is next opened, or, where a "
+            "worker computes it (a large campaign), when its computation is started on the "
+            "audit page."
+        ),
     ),
     SettingGroup(
         "quality",
@@ -276,7 +280,7 @@ CAMPAIGN = _by_name(
         help=_("Its ISO 4217 code, e.g. GBP, USD or EUR."),
         max_length=3,
         pattern=r"^[A-Z]{3}$",
-        pattern_message="Three capital letters (ISO 4217), e.g. GBP.",
+        pattern_message=_("Three capital letters (ISO 4217), e.g. GBP."),
         optional=True,
         group="joining",
     ),
@@ -324,7 +328,7 @@ CAMPAIGN = _by_name(
         "Empty: any study.",
         max_length=100,
         pattern=r"^[A-Za-z0-9_-]+$",
-        pattern_message="Letters, digits, '-' and '_' only.",
+        pattern_message=_("Letters, digits, '-' and '_' only."),
         optional=True,
         group="crowd",
     ),
@@ -344,7 +348,7 @@ CAMPAIGN = _by_name(
         # Empty is allowed apart (optional): a pattern that matched it too would make the
         # schema's two choices for an empty value overlap.
         pattern="^(" + "|".join(code for code, _name in settings.LANGUAGES) + ")$",
-        pattern_message="One of the interface's language codes, or empty.",
+        pattern_message=_("One of the interface's language codes, or empty."),
         optional=True,
         group="joining",
     ),
@@ -491,10 +495,7 @@ PASS_RULE = _by_name(
         label=_("And"),
         api_help="Questions every item must have right (of those it expects).",
         optional=True,
-        choices=(
-            ("rubric_fit", _("every better-fit answer right")),
-            ("differentiator", _("every main-difference answer right")),
-        ),
+        choices=tuple(REQUIRED_WORDS.items()),
     ),
 )
 assert [code for code, _ in PASS_RULE["required_questions"].choices] == list(EXPECTABLE)

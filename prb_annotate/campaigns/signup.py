@@ -26,10 +26,8 @@ from prb_annotate.campaigns.lifecycle import (
 )
 from prb_annotate.campaigns.places import check_places
 from prb_annotate.models import Campaign, Membership, Participant
+from prb_annotate.models.access import SIGNUP_PARTICIPANT_PREFIX
 
-# A colon never appears in a study link's participant id (``joining.PARTICIPANT_ID``), so no
-# link can ever resume an account made here.
-SIGNUP_PARTICIPANT_PREFIX = "signup:"
 # Names the app gives accounts of its own kinds: nobody may take one by signing up.
 RESERVED_PREFIXES = (PROLIFIC_USERNAME_PREFIX, "simulated-")
 

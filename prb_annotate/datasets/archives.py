@@ -39,6 +39,7 @@ class UploadOptions(TypedDict, total=False):
     update: bool
     mapping: ColumnMapping
     progress: Callable[[int], None] | None
+    before_commit: Callable[[ImportReport], None] | None
 
 
 def import_uploaded_file(

@@ -202,6 +202,7 @@ def import_path(
     budget: DecodeBudget | None = None,
     mapping: ColumnMapping = NO_MAPPING,
     progress: Callable[[int], None] | None = None,
+    before_commit: Callable[[ImportReport], None] | None = None,
 ) -> ImportReport:
     """Import a file or an HF-style snapshot folder into the dataset ``dataset_name``.
 
@@ -210,7 +211,9 @@ def import_path(
     Raises ImportFailed, having written nothing, when anything is wrong. ``budget`` bounds
     what the files decode to (an unpacked upload's); None reads a local path unbounded.
     ``mapping`` reads the files' own column names and winner labels as ours; ``progress`` is
-    called with the number of records read every ``PROGRESS_EVERY`` records.
+    called with the number of records read every ``PROGRESS_EVERY`` records; ``before_commit``
+    gets the report as the last thing inside the import's transaction (an import job ends
+    there, and rolls the import back by raising when it was cancelled).
     """
     path = Path(path)
     sources = path_sources(path, budget)
@@ -223,6 +226,7 @@ def import_path(
         max_text_chars=max_text_chars,
         mapping=mapping,
         progress=progress,
+        before_commit=before_commit,
     )
 
 
@@ -235,6 +239,7 @@ def import_upload(
     max_text_chars: int | None = None,
     mapping: ColumnMapping = NO_MAPPING,
     progress: Callable[[int], None] | None = None,
+    before_commit: Callable[[ImportReport], None] | None = None,
 ) -> ImportReport:
     """Import one uploaded file (bytes or a binary file object); the format comes from the
     suffix of ``filename``. Same rules as :func:`import_path`."""
@@ -253,6 +258,7 @@ def import_upload(
         max_text_chars=max_text_chars,
         mapping=mapping,
         progress=progress,
+        before_commit=before_commit,
     )
 
 
@@ -344,6 +350,7 @@ def import_sources(
     max_text_chars: int | None,
     mapping: ColumnMapping = NO_MAPPING,
     progress: Callable[[int], None] | None = None,
+    before_commit: Callable[[ImportReport], None] | None = None,
 ) -> ImportReport:
     name = dataset_name.strip()
     if not name or len(name) > MAX_DATASET_NAME_CHARS:
@@ -376,6 +383,8 @@ def import_sources(
         if not created and (report.created or report.updated) and changed:
             dataset.source, dataset.source_sha256 = source, source_sha256
             dataset.save(update_fields=["source", "source_sha256", "updated_at"])
+        if before_commit is not None:
+            before_commit(report)
     return report
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import IO
 
 from django.conf import settings
+from django.utils.translation import gettext, ngettext
 
 from prb_annotate.datasets.budget import upload_budget
 from prb_annotate.datasets.mapping import ColumnMapping
@@ -37,7 +38,7 @@ def preview_upload(
     """Up to ``rows`` records of a record file, read as ``import_upload`` would read them."""
     suffix = Path(filename).suffix.lower()
     if suffix not in SUFFIXES:
-        return Preview(note="Only a single record file is previewed (not a .zip).")
+        return Preview(note=gettext("Only a single record file is previewed (not a .zip)."))
     stream: IO[bytes] = io.BytesIO(data) if isinstance(data, bytes) else data
     if stream.seekable():
         stream.seek(0)
@@ -74,7 +75,8 @@ def preview_row(
     fields = {
         "id": record.external_id,
         "category": record.category,
-        "context": f"{len(context)} earlier turn{'s' if len(context) != 1 else ''}",
+        "context": ngettext("%(count)d earlier turn", "%(count)d earlier turns", len(context))
+        % {"count": len(context)},
         "question": record.question,
         "chosen": record.chosen,
         "rejected": record.rejected,

@@ -2,7 +2,8 @@
 stopped heartbeat leads to is in ``running.recover_stale_jobs``).
 
 Every write is an ``UPDATE`` of named columns, so the worker and a manager cancelling from a page
-never overwrite each other's fields."""
+never overwrite each other's fields. Work that writes in one transaction (an import) ends its job
+inside it (``finish_inside``), so that its data and the job's end commit together."""
 
 import threading
 from datetime import timedelta
@@ -17,7 +18,8 @@ ACTIVE = (Job.Status.QUEUED, Job.Status.RUNNING)
 
 
 class JobCancelled(Exception):
-    """A manager cancelled the job; the work stops at its next step."""
+    """A manager cancelled the job; the work stops at its next step (raised inside an import's
+    transaction, it rolls the import back)."""
 
 
 def campaign_of(job: Job) -> Campaign:
@@ -40,6 +42,36 @@ def step(job: Job, done: int, total: int, line: str) -> None:
     job.done, job.total = done, total
     job.log += f"{timezone.now():%H:%M:%S} {line}\n"
     write(job, done=done, total=total, log=job.log, heartbeat_at=timezone.now())
+
+
+def finish_inside(job: Job, lines: list[str], steps: int, **fields: object) -> None:
+    """End the job as done (all ``steps`` passed, ``lines`` logged, ``fields`` written) from
+    inside the work's own transaction, as its last act: the job's end then commits with the
+    work's data, or neither does, so a job never says cancelled with its data written.
+
+    The update names the running status: a manager's cancel that came first makes it match
+    nothing, and JobCancelled rolls the work back. One that comes later waits for the commit
+    (the row is this transaction's until then: PostgreSQL locks it, SQLite holds the write lock)
+    and finds the job done, so ``cancel_job`` says it is over. That is why this is written on
+    the work's own connection, not handed to the heartbeat as ``write`` hands progress."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("finish_inside ends a job inside its work's transaction")
+    now = timezone.now()
+    text = job.log + "".join(f"{now:%H:%M:%S} {line}\n" for line in lines)
+    ended = Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
+        status=Job.Status.DONE,
+        finished_at=now,
+        heartbeat_at=now,
+        done=steps,
+        total=steps,
+        log=text,
+        **fields,
+    )
+    if not ended:  # cancelled (or taken back as stale): the work must not commit
+        raise JobCancelled()
+    # The object follows the row only once it is written: a cancelled job's log keeps no line
+    # of an end that was rolled back.
+    job.status, job.done, job.total, job.log = Job.Status.DONE, steps, steps, text
 
 
 def write(job: Job, **fields: object) -> None:

@@ -43,6 +43,15 @@ JOB_KINDS = sorted(WORK)
 # The kinds the jobs endpoint and the pages' forms start (imports start from their upload).
 STARTABLE_KINDS = sorted(set(WORK) - set(imports.UPLOADED_KINDS))
 JOB_STATUSES = Job.Status.choices
+
+
+def worker_command() -> str:
+    """The command that runs the jobs' worker with this site's task backend."""
+    if settings.PRB_TASKS_BACKEND == "rq":
+        return "python manage.py rqworker default scoring --job-class django_tasks_rq.Job"
+    return "python manage.py db_worker"
+
+
 # Kinds of which a campaign runs one job at a time, unless staff start another.
 ONE_AT_A_TIME = ("score",)
 
@@ -135,12 +144,19 @@ def enqueue(job: Job) -> None:
 
 
 def cancel_job(job: Job) -> bool:
-    """Cancel a queued or running job (a running one stops at its next step); False if over."""
-    return bool(
+    """Cancel a queued or running job; False if it is over, with ``job.status`` read again so
+    the caller names what it is now. A running job stops at its next step; a running import
+    rolls its write back, unless the write has committed: the job is done from that commit on
+    (``progress.finish_inside``), so a cancel after it is refused here."""
+    cancelled = bool(
         Job.objects.filter(pk=job.pk, status__in=ACTIVE).update(
             status=Job.Status.CANCELLED, finished_at=timezone.now()
         )
     )
+    if not cancelled:  # the caller may have read it running: say it is done (or failed) instead
+        current = Job.objects.filter(pk=job.pk).values_list("status", flat=True).first()
+        job.status = current or job.status
+    return cancelled
 
 
 @task()
@@ -173,7 +189,8 @@ def run_job(job_id: int) -> str:
 
 
 def finish(job: Job, status: str, **fields: str) -> None:
-    """Write the job's end unless a manager cancelled it meanwhile."""
+    """Write the job's end unless a manager cancelled it meanwhile, or the work ended it itself
+    (an import's job is done, with its file, from its import's commit on)."""
     Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
         status=status, finished_at=timezone.now(), **fields
     )

@@ -7,6 +7,7 @@ imports them as ``from prb_annotate.models import Campaign``."""
 from prb_annotate.models.access import FailedLogin, InviteJoin, KnownLogin, Participant
 from prb_annotate.models.annotations import Annotation, AnswerDraft, Assignment
 from prb_annotate.models.campaigns import (
+    RAISED_SLOTS_SQL,
     Campaign,
     CampaignItem,
     Membership,
@@ -25,6 +26,7 @@ from prb_annotate.models.qualification import (
 )
 
 __all__ = [
+    "RAISED_SLOTS_SQL",
     "Adjudication",
     "Annotation",
     "AnnotatorExclusion",

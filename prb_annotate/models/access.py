@@ -6,6 +6,11 @@ from django.utils.translation import gettext_lazy as _
 
 from prb_annotate.models.campaigns import USER_MODEL, Campaign
 
+# The ``participant_id`` of an account the sign-up invite made: ``signup:<user id>``. A colon
+# never appears in a study link's participant id (``joining.PARTICIPANT_ID``), so no link can
+# ever resume such an account, and no study lists it.
+SIGNUP_PARTICIPANT_PREFIX = "signup:"
+
 
 class Participant(models.Model):
     """An account made by an invite link for one study participant, in one campaign only.

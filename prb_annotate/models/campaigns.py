@@ -211,6 +211,12 @@ class Campaign(models.Model):
             raise ValidationError(errors)
 
 
+# The slots an item has beyond k (split-vote extras and replacements), in raw SQL over a
+# campaign item row named ``i``: ``CampaignItem.target_annotations()`` for the hand-written
+# queries of the queue, the submit and the annotators' standing.
+RAISED_SLOTS_SQL = "(i.extra_annotations + i.replacement_annotations)"
+
+
 class CampaignItem(models.Model):
     class Kind(models.TextChoices):
         REGULAR = "regular"

@@ -8,7 +8,7 @@ order of ``assignment.chosen_position`` and never says which one the dataset cho
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from django.contrib import messages
@@ -30,7 +30,13 @@ from prb_annotate.campaigns.annotating import (
     skip,
     submit,
 )
-from prb_annotate.campaigns.assignment import QualificationFirst, next_assignment, responses_ab
+from prb_annotate.campaigns.assignment import (
+    GOLD_SPENT,
+    QualificationFirst,
+    held_back,
+    next_assignment,
+    responses_ab,
+)
 from prb_annotate.campaigns.briefing import needs_consent
 from prb_annotate.campaigns.drafts import DraftError, draft_values, drop_draft, save_draft
 from prb_annotate.campaigns.progress import annotator_standing
@@ -39,7 +45,7 @@ from prb_annotate.campaigns.qualification.gate import is_cleared
 from prb_annotate.formats.strictjson import STRICT
 from prb_annotate.models import Annotation, Assignment, Campaign
 from prb_annotate.security.access import annotator_membership_or_404
-from prb_annotate.web.question_layout import answer_summary, question_context
+from prb_annotate.web.question_layout import answer_summary, choice_keys, question_context
 
 # Stored as written here (English, whatever the page's language); the page shows each in the
 # reader's language.
@@ -296,31 +302,44 @@ def annotate_skip(request: HttpRequest, campaign_id: int, assignment_id: int) ->
 @login_required
 def annotate_guidelines(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = annotator_membership_or_404(request.user, campaign_id).campaign
-    context = {"campaign": campaign, "scale_high": campaign.rating_scale_max}
+    context = {
+        "campaign": campaign,
+        "scale_high": campaign.rating_scale_max,
+        "keys": choice_keys(),
+    }
     return render(request, "prb_annotate/annotate_guidelines.html", context)
 
 
 @login_required
 def annotate_done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Nothing to annotate now: finished (quota reached, or every pair is done by this annotator
-    or complete with others' answers), or waiting for the last pairs others hold."""
+    or complete with others' answers), waiting for the last pairs others hold, or held back by
+    a rule of the queue about this member (``assignment.held_back``)."""
     membership = annotator_membership_or_404(request.user, campaign_id)
     campaign = membership.campaign
     if not is_cleared(campaign.pk, _user(request).pk):
         return redirect("qualification", campaign.pk)
     standing = annotator_standing(campaign, _user(request))
+    held = None
+    if standing.open_items and not standing.finished:
+        held = held_back(campaign, _user(request))
+    if held is not None:
+        # Items the queue keeps from them are not available to them, and not "open again".
+        standing = replace(standing, open_items=0)
     # The completion URL belongs to the study: only a member who came by the study link (with
     # a Prolific id) is sent there; an invited annotator finishes on this page.
     study_url = campaign.completion_url if membership.participant_id else ""
+    finished = held == GOLD_SPENT or (held is None and standing.finished)
     context = {
         "campaign": campaign,
         "standing": standing,
+        "held": held,
         "done": standing.done,
         "quota": standing.quota,
-        "finished": standing.finished,
+        "finished": finished,
         # Without a quota, the end of the queue is the only end there is: offer the link, but
         # send the annotator on by themselves only when the quota is reached.
-        "completion_url": study_url if standing.finished or standing.quota is None else "",
+        "completion_url": study_url if finished or standing.quota is None else "",
         "completion_code": completion_code(study_url),
         "redirect_now": bool(study_url) and standing.quota_reached,
     }

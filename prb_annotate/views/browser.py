@@ -7,17 +7,23 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import path
 
 from prb_annotate.campaigns.model_annotator import answers_beside_humans
-from prb_annotate.models import Dataset, Pair
+from prb_annotate.jobs.running import recover_stale_jobs, worker_command
+from prb_annotate.models import Dataset, Job, Pair
 from prb_annotate.security.access import staff_required
 from prb_annotate.web.pair_search import matching_pairs
 
 PAIRS_PER_PAGE = 50
+RECENT_IMPORTS = 20
 
 
 @staff_required
 def dataset_list(request: HttpRequest) -> HttpResponse:
     datasets = Dataset.objects.annotate(pair_count=Count("pairs")).order_by("name")
-    return render(request, "prb_annotate/dataset_list.html", {"datasets": datasets})
+    recover_stale_jobs()
+    # Large uploads are imported by a worker: their jobs (no campaign) are reached from here.
+    imports = Job.objects.filter(campaign__isnull=True).order_by("-created_at")[:RECENT_IMPORTS]
+    context = {"datasets": datasets, "imports": imports, "worker_command": worker_command()}
+    return render(request, "prb_annotate/dataset_list.html", context)
 
 
 @staff_required

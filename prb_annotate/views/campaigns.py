@@ -37,7 +37,12 @@ from prb_annotate.audit.quality import (
     POSITION_TEST,
 )
 from prb_annotate.audit.sampling import PlanError, PlanTargets
-from prb_annotate.campaigns.join_limits import accounts_per_address, join_bursts, slot_count
+from prb_annotate.campaigns.join_limits import (
+    accounts_per_address,
+    checks_study_list,
+    join_bursts,
+    slot_count,
+)
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     add_member,
@@ -277,6 +282,8 @@ def render_dashboard(
         "gold_accuracy": gold_correct / gold_scored if gold_scored else None,
         "gold_scored": gold_scored,
         **campaign_links(request, campaign),
+        # Prolific then refuses the try link's made-up participant: the page says so instead.
+        "study_list_checked": checks_study_list(campaign),
         "pairs_short": pairs_short_of_answers(campaign, left_out),
         "members": members,
         "member_answer_choices": ANSWER_CHOICES,
@@ -365,7 +372,7 @@ def completion_chart(points: list[tuple[str, int]], total: int) -> SafeString:
     times = [datetime.fromisoformat(at) for at, _ in points]
     chart = svg.line_chart(
         [svg.Point(at.timestamp(), count) for at, (_, count) in zip(times, points, strict=True)],
-        title="Items complete over time",
+        title=_("Items complete over time"),
         top=float(total),
         top_label=f"{total}",
         time_labels=[f"{at:%Y-%m-%d %H:%M}" for at in (times[0], times[-1])] if times else [],

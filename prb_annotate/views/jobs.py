@@ -20,6 +20,7 @@ from prb_annotate.jobs.running import (
     recover_stale_jobs,
     remove_job,
     start_job,
+    worker_command,
 )
 from prb_annotate.jobs.scoring import SCORE_OPTIONS, builtin_models, model_roots
 from prb_annotate.models import Campaign, Job
@@ -96,7 +97,11 @@ def job_start(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 def campaign_jobs(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request.user, campaign_id)
     recover_stale_jobs()
-    context = {"campaign": campaign, "jobs": campaign.jobs.all()[:100]}
+    context = {
+        "campaign": campaign,
+        "jobs": campaign.jobs.all()[:100],
+        "worker_command": worker_command(),
+    }
     return render(request, "prb_annotate/jobs.html", context)
 
 

@@ -162,8 +162,10 @@ def _start_page(
             check_listed(campaign, ids.participant_id, client_network(request))
         except JoinRefused as error:
             return _refused(request, campaign, str(error), status=error.status)
-    # Said before consent and the start button, never after practice or qualification.
-    if newcomer and campaign.status == Campaign.Status.ACTIVE and places(campaign).left < 1:
+    # Said before consent and the start button, never after practice or qualification; on a
+    # paused or unstarted campaign too, whose join refuses a newcomer just the same.
+    left = places(campaign).left if newcomer else None
+    if left is not None and left < 1:
         return _no_places(request, campaign)
     values = (ids.participant_id, ids.study_id, ids.session_id) if ids else ("", "", "")
     prolific = dict(zip(PROLIFIC_PARAMS, values, strict=True))
@@ -171,7 +173,7 @@ def _start_page(
         "campaign": campaign,
         "prolific": prolific,
         "token": token,
-        "estimate": time_estimate(campaign),
+        "estimate": time_estimate(campaign, places_left=left),
         "consent_missing": consent_missing,
         # Which account Start joins with: the one logged in (``_join_with_account``), or, with
         # the study's values, one of the participant's own, which logging in ends the other.

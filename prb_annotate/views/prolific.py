@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from prb_annotate.campaigns import prolific, prolific_api
@@ -34,9 +35,9 @@ def campaign_prolific(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "form": form,
         "api": prolific_api.configured(),
         "api_actions": [
-            ("decisions", "Approve and reject on Prolific"),
-            ("bonuses", "Pay the bonuses on Prolific"),
-            ("statuses", "Read statuses back"),
+            ("decisions", _("Approve and reject on Prolific")),
+            ("bonuses", _("Pay the bonuses on Prolific")),
+            ("statuses", _("Read statuses back")),
         ],
         "statuses": request.session.pop(f"prolific-statuses-{campaign.pk}", None),
     }
@@ -86,7 +87,13 @@ def campaign_prolific_send(request: HttpRequest, campaign_id: int, action: str) 
         elif action == "bonuses":
             paid = prolific_api.pay_bonuses(campaign)
             messages.success(
-                request, _("Bonuses paid on Prolific to %(paid)s participant(s).") % {"paid": paid}
+                request,
+                ngettext(
+                    "Bonuses paid on Prolific to %(count)d participant.",
+                    "Bonuses paid on Prolific to %(count)d participants.",
+                    paid,
+                )
+                % {"count": paid},
             )
         elif action == "statuses":
             statuses = prolific_api.read_back(campaign)
@@ -94,8 +101,12 @@ def campaign_prolific_send(request: HttpRequest, campaign_id: int, action: str) 
             request.session[f"prolific-statuses-{campaign.pk}"] = sorted(statuses.items())
             messages.success(
                 request,
-                _("Read %(len_statuses)s submission(s) back from Prolific.")
-                % {"len_statuses": len(statuses)},
+                ngettext(
+                    "Read %(count)d submission back from Prolific.",
+                    "Read %(count)d submissions back from Prolific.",
+                    len(statuses),
+                )
+                % {"count": len(statuses)},
             )
         else:
             messages.error(request, _("Unknown action %(action)s.") % {"action": repr(action)})

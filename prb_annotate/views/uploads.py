@@ -82,7 +82,10 @@ def import_in_background(request: HttpRequest, form: UploadForm) -> HttpResponse
         update=form.cleaned_data["update"],
         mapping=form.data.get("mapping") or "",
     )
-    summary = f"{upload.name} is imported in the background (job {job.pk})."
+    summary = _("%(file)s is imported in the background (job %(job)d).") % {
+        "file": upload.name,
+        "job": job.pk,
+    }
     messages.success(request, summary)
     if _wants_json(request):
         return JsonResponse(

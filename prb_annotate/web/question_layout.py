@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.html import format_html_join
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
@@ -130,6 +132,20 @@ def answer_keys() -> list[str]:
     """Every letter the page gives an answer or an action, in page order (one each)."""
     options = [*RUBRIC_FIT_CHOICES, *DIFFERENTIATOR_CHOICES, *CONFIDENCE_CHOICES]
     return [key for _, _, key in options] + list(PAGE_KEYS)
+
+
+def choice_keys() -> dict[str, SafeString]:
+    """Each choice question's keys as the guidelines print them (``<kbd>A</kbd>/<kbd>B</kbd>``),
+    read from the tables above so that the page names the keys the form answers to."""
+    tables = {
+        "rubric_fit": RUBRIC_FIT_CHOICES,
+        "differentiator": DIFFERENTIATOR_CHOICES,
+        "confidence": CONFIDENCE_CHOICES,
+    }
+    return {
+        name: format_html_join("/", "<kbd>{}</kbd>", ((key.upper(),) for _v, _l, key in table))
+        for name, table in tables.items()
+    }
 
 
 def answer_summary(campaign: Campaign, values: Mapping[str, str]) -> str:

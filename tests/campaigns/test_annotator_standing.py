@@ -3,6 +3,7 @@ and "others hold the last pairs, check back", as figures and as the pages say it
 
 from datetime import timedelta
 
+import pytest
 from django.urls import reverse
 from django.utils import timezone
 
@@ -158,8 +159,13 @@ def test_it_singularizes_one_past_post(dataset, annotator, login) -> None:
     assert "(1 past post)" in html
 
 
-def test_it_counts_pairs_whose_target_the_audit_raised(dataset, annotator, other_annotator) -> None:
-    """k = 1: a pair bob answered is full, until the audit asks for one more annotation."""
+@pytest.mark.parametrize("raised_by", ["extra_annotations", "replacement_annotations"])
+def test_it_counts_pairs_whose_target_the_audit_raised(
+    dataset, annotator, other_annotator, raised_by: str
+) -> None:
+    """k = 1: a pair bob answered is full, until the audit asks for one more annotation, for a
+    split vote or to replace answers that left the audit (the standing once ignored those, and
+    told an annotator "finished" while the queue still had a slot for them)."""
     campaign = active_campaign(dataset, annotator, other_annotator)
     campaign.annotations_per_pair = 1
     campaign.save(update_fields=["annotations_per_pair"])
@@ -176,7 +182,7 @@ def test_it_counts_pairs_whose_target_the_audit_raised(dataset, annotator, other
     assert held is not None
     standing = annotator_standing(campaign, annotator)
     assert (standing.open_items, standing.held_items) == (10, 1)
-    CampaignItem.objects.filter(pk__in=[answered.item_id, held.item_id]).update(extra_annotations=1)
+    CampaignItem.objects.filter(pk__in=[answered.item_id, held.item_id]).update(**{raised_by: 1})
     standing = annotator_standing(campaign, annotator)
     assert (standing.open_items, standing.held_items) == (12, 0)
 

@@ -47,7 +47,7 @@ def test_the_api_refuses_an_answer_until_consent_is_given(dataset: Dataset) -> N
     refused = post_json(client, url, form_data(campaign, token="t-1"))
     assert refused.status_code == 403
     assert refused.json()["detail"] == (
-        "Accept the campaign's consent text before your first answer."
+        "Accept the campaign's consent text before your next answer."
     )
     assert not Annotation.objects.exists()
     post_json(client, reverse("api_consent", args=[campaign.pk]), {"accept": True})

@@ -392,3 +392,43 @@ def test_a_full_network_keeps_its_reservation_and_a_member_added_by_hand_is_not_
     with override_settings(PRB_SLOT_SHARE_PER_NETWORK=1.0):
         cache.clear()
         assert next_assignment(campaign, user) is not None
+
+
+def done_page(client: Client, campaign: Campaign) -> str:
+    return client.get(reverse("annotate_done", args=[campaign.pk])).content.decode()
+
+
+def test_the_completion_page_says_which_rule_holds_a_link_made_account_back(db: None) -> None:
+    """The standing counts open items, not the queue's rules about the member: the completion
+    page said "More pairs are open again" to an account its network's share or the gold rule
+    held back, and "Continue annotating" led back to it."""
+    campaign = study_campaign(10, k=1)  # 10 slots: one per network
+    client, _ = join(campaign, "pid1", "198.51.100.7")
+    user = InviteJoin.objects.get(campaign=campaign).user
+    submit_form(reserve(client, campaign))
+    assert next_assignment(campaign, user) is None
+    page = done_page(client, campaign)
+    assert 'data-state="held" data-held="network"' in page
+    assert "Others from your network hold their share for now" in page
+    assert "More pairs are open again" not in page
+    assert 'progress-done">1</strong> done of <strong class="progress-available">1<' in page
+
+
+@override_settings(PRB_SLOT_SHARE_PER_NETWORK=1.0)
+def test_the_completion_page_tells_a_newcomer_out_of_gold_that_nothing_more_comes(
+    db: None,
+) -> None:
+    """A newcomer is given gold items only until one is right; wrong on every one of them,
+    they get nothing more, and the page says so instead of "More pairs are open again"."""
+    campaign = study_campaign(12, k=1, gold_pair_ids=["p0010", "p0011"])
+    client, _ = join(campaign, "pid1", "198.51.100.7")
+    user = InviteJoin.objects.get(campaign=campaign).user
+    first = reserve(client, campaign)
+    submit_form(first, rubric_fit=wrong_on_gold(first))
+    while (asked := next_assignment(campaign, user)) is not None:
+        assert asked.item.kind == CampaignItem.Kind.GOLD
+        submit_form(asked, rubric_fit=wrong_on_gold(asked))
+    page = done_page(client, campaign)
+    assert 'data-state="finished" data-held="gold-spent"' in page
+    assert "no check pair is left for you: no more pairs will come to you here" in page
+    assert "More pairs are open again" not in page

@@ -50,7 +50,7 @@ def test_it_removes_a_member_keeping_or_leaving_out_their_answers(campaign: Camp
     removed = remove_member(campaign, kept, KEEP, by=None)
     assert (removed.submitted, removed.freed, removed.left_out) == (1, 1, False)
     assert removed.statement == (
-        "annotator00 is no longer a member: their 1 answer stay in the audit; "
+        "annotator00 is no longer a member: their 1 answer stays in the audit; "
         "1 reserved item freed."
     )
     held.refresh_from_db()
@@ -61,7 +61,7 @@ def test_it_removes_a_member_keeping_or_leaving_out_their_answers(campaign: Camp
 
     removed = remove_member(campaign, dropped, LEAVE_OUT, by=None)
     assert removed.left_out
-    assert "are left out of the audit" in removed.statement
+    assert "their 1 answer is left out of the audit" in removed.statement
     assert "annotator01" in manager_excluded(campaign)
     # The freed item is handed to the next annotator at once, not when the clock frees it.
     (newcomer,) = annotators(campaign, 1, prefix="late")

@@ -92,6 +92,33 @@ def test_a_full_campaign_says_so_before_consent_with_its_no_places_code(db: None
     assert not Participant.objects.filter(campaign=campaign).exists()
 
 
+def test_a_paused_full_campaign_says_so_before_consent_too(db: None) -> None:
+    """The join itself refuses a newcomer whatever the status; the page once offered consent
+    and Start on a paused campaign, and answered 409 only after them."""
+    campaign = study(2, 2, consent_text="I agree.", no_places_url=NO_PLACES)
+    fill(campaign)
+    set_status(campaign, Campaign.Status.PAUSED)
+    page = Client().get(join_url(campaign, "late2"))
+    assert page.status_code == 409
+    assert "No places left" in page.content.decode()
+    assert "I agree." not in page.content.decode()
+
+
+def test_the_join_page_counts_the_items_the_places_allow(db: None) -> None:
+    """Admitted with fewer places left than the quota, a newcomer can do at most those: the
+    page once promised the whole quota."""
+    campaign = study(3, 1, quota_per_annotator=5)
+    body = Client().get(join_url(campaign, "early1")).content.decode()
+    assert "<strong>3</strong> items" in body
+    assert "Only 3 places are left in this campaign: you may do at most 3 items, fewer than " in (
+        body
+    )
+    roomy = study(8, 1, quota_per_annotator=5)
+    body = Client().get(join_url(roomy, "early2")).content.decode()
+    assert "<strong>5</strong> items" in body
+    assert 'id="places-short"' not in body
+
+
 def test_the_progress_api_gives_the_places(db: None, manager: User) -> None:
     campaign = study(2, 2)
     api = APIClient()

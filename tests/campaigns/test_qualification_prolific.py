@@ -1,7 +1,8 @@
 """Prolific's lists: the approval CSV (``participant_id,decision,reason``) and the bulk bonus
 CSV (``participant_id,amount`` lines) match their documented columns, list Prolific members
 only, follow quality control and the qualification, and download alike from the dashboard's
-Prolific page and the API."""
+Prolific page and the API. A study participant removed with their answers left out stays on
+the approval list with ``reject``; a participant who only skipped items is not listed."""
 
 import csv
 import io
@@ -17,12 +18,31 @@ from rest_framework.authtoken.models import Token
 
 from prb_annotate.audit.exclusions import exclude_annotator
 from prb_annotate.campaigns import prolific
+from prb_annotate.campaigns.annotating import skip
 from prb_annotate.campaigns.assignment import next_assignment
-from prb_annotate.campaigns.lifecycle import add_member
+from prb_annotate.campaigns.joining import StudyIds, join_as_participant
+from prb_annotate.campaigns.lifecycle import add_member, create_campaign, set_status
+from prb_annotate.campaigns.members import KEEP, LEAVE_OUT, remove_member, return_study
+from prb_annotate.models import Campaign, Membership, Participant
 from tests.support.campaigns import submit_form
 from tests.support.qualification import fail_twice, pass_first, screening_campaign
 
 BONUS_LINE = re.compile(r"[A-Za-z0-9_-]+,[0-9]+\.[0-9]{2}")
+
+
+def study_participant(campaign: Campaign, pid: str) -> User:
+    """A participant who came by the campaign's study link (the join's own service), each from
+    a network of their own."""
+    ids = StudyIds(pid, campaign.prolific_study_id, f"session-{pid}")
+    network = f"198.51.{Participant.objects.count()}.0/24"
+    joined = join_as_participant(campaign.invite_token, ids, address=network)
+    return joined.membership.user
+
+
+def rows_by_id(campaign: Campaign) -> dict[str, list[str]]:
+    header, *rows = list(csv.reader(io.StringIO(prolific.approvals_csv(campaign))))
+    assert header == ["participant_id", "decision", "reason"]
+    return {row[0]: row[1:] for row in rows}
 
 
 def work(campaign, user: User, *, items: int) -> None:
@@ -183,3 +203,89 @@ def test_it_keeps_the_lists_from_other_managers(study, annotator, login) -> None
             reverse(name, args=[study.pk]), HTTP_AUTHORIZATION=f"Token {token.key}"
         )
         assert response.status_code == 404
+
+
+def test_a_participant_removed_with_answers_left_out_is_still_rejected(
+    dataset, manager, login
+) -> None:
+    """The study participants who worked, then were removed: with their answers left out (on
+    the dashboard), after a manager's exclusion (kept), and with their answers kept; one
+    removed with answers left out before submitting any; one who returned the study."""
+    campaign = screening_campaign(
+        dataset, bonus_rule={"per_item": "0.10", "items_beyond": 0}, prolific_study_id="study-7"
+    )
+    people = {
+        name: study_participant(campaign, pid)
+        for name, pid in [
+            ("left", "PIDLEFT"),
+            ("earlier", "PIDEARLIER"),
+            ("kept", "PIDKEPT"),
+            ("early", "PIDEARLY"),
+            ("returned", "PIDRETURNED"),
+            ("stays", "PIDSTAYS"),
+        ]
+    }
+    for name, user in people.items():
+        pass_first(campaign, user)
+        if name != "early":
+            # One item each: a network's accounts made through the link hold one slot here.
+            work(campaign, user, items=1)
+    exclude_annotator(campaign, people["earlier"], "copied answers", by=manager)
+    before = rows_by_id(campaign)
+    assert before["PIDLEFT"] == ["approve", ""]
+    assert before["PIDEARLY"] == ["approve", ""]
+
+    client = login(manager)
+    removal = reverse("campaign_remove_member", args=[campaign.pk, people["left"].pk])
+    said = client.post(removal, {"answers": LEAVE_OUT}, follow=True).content.decode()
+    assert f"{people['left'].username} is no longer a member" in said
+    assert "left out of the audit" in said
+    remove_member(campaign, people["earlier"], KEEP, by=manager)
+    remove_member(campaign, people["kept"], KEEP, by=manager)
+    remove_member(campaign, people["early"], LEAVE_OUT, by=manager)
+    return_study(campaign, people["returned"])
+    assert not Membership.objects.filter(
+        campaign=campaign, user__in=[u for n, u in people.items() if n != "stays"]
+    ).exists()
+
+    rows = rows_by_id(campaign)
+    assert rows == {
+        "PIDEARLIER": ["reject", "excluded by a manager: copied answers"],
+        "PIDLEFT": ["reject", "excluded by a manager: removed from the campaign"],
+        "PIDSTAYS": ["approve", ""],
+    }
+    assert list(rows) == sorted(rows)
+    # Rejected, so no bonus; the members' bonuses are as before.
+    assert prolific.bonuses_csv(campaign) == "PIDSTAYS,0.10\n"
+    page = client.get(reverse("campaign_prolific", args=[campaign.pk])).content.decode()
+    assert '<tr data-participant="PIDLEFT" data-decision="reject">' in page
+    assert "excluded by a manager: removed from the campaign" in page
+
+
+def test_a_participant_who_only_skipped_is_not_listed(dataset) -> None:
+    """Skips are not answers: a participant who skipped every item offered and submitted none
+    is neither approved nor rejected; one who skipped some and submitted one is approved. In a
+    campaign with a qualification, its answers are something answered."""
+    campaign = create_campaign(dataset, "no screening", k=2, seed=3)
+    set_status(campaign, Campaign.Status.ACTIVE)
+    people = {name: User.objects.create_user(name) for name in ("skipper", "mixed", "idle")}
+    for name, user in people.items():
+        add_member(campaign, user, participant_id=f"PID{name.upper()}")
+    for _ in range(3):
+        offered = next_assignment(campaign, people["skipper"])
+        assert offered is not None
+        skip(offered.pk, people["skipper"], reason="not my field")
+    offered = next_assignment(campaign, people["mixed"])
+    assert offered is not None
+    skip(offered.pk, people["mixed"])
+    work(campaign, people["mixed"], items=1)
+    assert rows_by_id(campaign) == {"PIDMIXED": ["approve", ""]}
+
+    screened = screening_campaign(dataset, name="screened and skipped")
+    qualified = User.objects.create_user("qualified")
+    add_member(screened, qualified, participant_id="PIDQUALIFIED")
+    pass_first(screened, qualified)
+    offered = next_assignment(screened, qualified)
+    assert offered is not None
+    skip(offered.pk, qualified)
+    assert rows_by_id(screened) == {"PIDQUALIFIED": ["approve", ""]}

@@ -10,6 +10,7 @@ from typing import Any, cast
 import pytest
 from django import forms
 from django.forms.utils import pretty_name
+from django.utils import translation
 from rest_framework import serializers
 from rest_framework.fields import empty
 
@@ -23,6 +24,7 @@ from prb_annotate.api.serializers_qualification import (
     PassRuleSerializer,
     QualificationSettingsSerializer,
 )
+from prb_annotate.campaigns.qualification.rules import PassRule
 from prb_annotate.campaigns.setting_fields import (
     BONUS_RULE,
     CAMPAIGN,
@@ -230,3 +232,13 @@ def test_it_takes_the_default_of_a_setting_left_empty_on_the_creation_form(
     for name in ("majority_threshold", "fast_answer_seconds"):
         assert form.cleaned_data[name] == CAMPAIGN[name].default
     assert form.cleaned_data["plan_expected_share"] == PLAN["expected_share"].default
+
+
+def test_a_pass_rule_is_worded_in_the_readers_language() -> None:
+    """The result page printed the rule in English on a Korean page."""
+    rule = PassRule(min_correct=2, required_questions=("rubric_fit",))
+    assert rule.describe(3) == "at least 2 of 3 items right, every better-fit answer right"
+    assert PassRule(min_correct=None, required_questions=()).describe(1) == "all 1 item right"
+    with translation.override("ko"):
+        korean = rule.describe(3)
+    assert korean == "3개 항목 중 2개 이상 맞힘, 더 적합한 답변 문항을 모두 맞힘"

@@ -28,6 +28,19 @@ def test_it_lists_each_letter_once_on_the_page(dataset, annotator, login) -> Non
     assert html.count('data-key="o"') == 1  # "Both" is O, no longer B as for "Response B"
 
 
+def test_the_guidelines_name_the_keys_the_form_answers_to(dataset, annotator, login) -> None:
+    """The guidelines printed B for "Both" after the form had moved it to O."""
+    campaign = active_campaign(dataset, annotator)
+    client = login(annotator)
+    guidelines = client.get(reverse("annotate_guidelines", args=[campaign.pk])).content.decode()
+    for question in choice_questions({}, {}):
+        keys = "/".join(f"<kbd>{choice.key.upper()}</kbd>" for choice in question.choices)
+        assert keys in guidelines, question.name
+    assert "<kbd>P</kbd>/<kbd>Q</kbd>/<kbd>O</kbd>/<kbd>N</kbd> for the main difference" in (
+        guidelines
+    )
+
+
 def test_it_sets_the_timer_from_the_form_and_the_api(dataset, manager, annotator, login) -> None:
     client = login(manager)
     form = {

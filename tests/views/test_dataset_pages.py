@@ -3,7 +3,7 @@
 from django.test import Client
 from django.urls import reverse
 
-from prb_annotate.models import Dataset, Pair
+from prb_annotate.models import Dataset, Job, Pair
 from tests.conftest import make_pairs
 
 
@@ -76,3 +76,15 @@ def test_it_answers_404_for_ids_beyond_any_row(dataset: Dataset, manager, login)
     assert client.get(f"/datasets/{huge}/").status_code == 404
     assert client.get(f"/c/{huge}/").status_code == 404
     assert client.get(f"/campaigns/{huge}/").status_code == 404
+
+
+def test_the_datasets_page_links_the_imports_a_worker_runs(manager, login) -> None:
+    """An upload too large for one request becomes a job without a campaign: its page was
+    reachable only from the redirect after the upload."""
+    client = login(manager)
+    assert 'id="dataset-import-jobs"' not in client.get(reverse("dataset_list")).content.decode()
+    job = Job.objects.create(kind="dataset", options={"name": "big.jsonl"}, started_by=manager)
+    page = client.get(reverse("dataset_list")).content.decode()
+    assert f'<a href="{reverse("dataset_job", args=[job.pk])}">#{job.pk}</a>' in page
+    assert "big.jsonl" in page
+    assert "python manage.py db_worker" in page

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from django.http import QueryDict
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 
 from prb_annotate.audit.campaign_audit import campaign_verdicts
@@ -45,7 +45,7 @@ def test_it_edits_settings_and_shows_them_on_the_dashboard(
     ):
         assert f"<legend>{legend}</legend>" in html, legend
     assert "once the campaign has started it only goes up" in html
-    assert "recomputes the audit" in html
+    assert "the audit is computed again with the new value when it is next opened" in html
 
     data = {
         **settings_form(campaign),
@@ -142,7 +142,7 @@ def test_it_recomputes_the_audit_when_a_verdict_threshold_changes(
         {**settings_form(campaign), "quality_threshold": "5"},
         follow=True,
     )
-    assert "The audit is recomputed with the new thresholds" in response.content.decode()
+    assert "The audit is computed again with the new thresholds" in response.content.decode()
     counts = client.get(audit_url).json()["counts"]
     assert (counts["validated"], counts["excluded"]) == (0, 12)
 
@@ -227,3 +227,21 @@ def test_the_try_link_joins_a_campaign_that_has_a_prolific_study_id(
     joined = participant.post(link.split("?")[0], QueryDict(link.split("?")[1]))
     assert joined.status_code == 302
     assert joined["Location"] == reverse("annotate", args=[campaign.pk])
+
+
+def test_with_prolifics_list_the_dashboard_offers_no_try_link_it_would_refuse(
+    dataset: Dataset, manager, login
+) -> None:
+    """With Prolific's API token and a study id, only the participants Prolific lists join:
+    the made-up participant of *Try the participant flow* was refused (403)."""
+    campaign = create_campaign(dataset, "checked study", k=2, activate=True)
+    campaign.prolific_study_id = "study-42"
+    campaign.save(update_fields=["prolific_study_id"])
+    client = login(manager)
+    with override_settings(PROLIFIC_API_TOKEN="a-token"):
+        checked = client.get(reverse("campaign_detail", args=[campaign.pk])).content.decode()
+    assert 'id="try-participant"' not in checked
+    assert 'id="try-participant-refused"' in checked
+    plain = client.get(reverse("campaign_detail", args=[campaign.pk])).content.decode()
+    assert 'id="try-participant"' in plain
+    assert 'id="try-participant-refused"' not in plain

@@ -115,10 +115,13 @@ def import_answers(
     imported_by: User | None = None,
     budget: DecodeBudget | None = None,
     on_write: Callable[[int], None] | None = None,
+    before_commit: Callable[[AnswerImportReport], None] | None = None,
 ) -> AnswerImportReport:
     """Import the answers of file ``name``; raises ImportFailed and writes nothing when any row
     is wrong. ``budget`` bounds an upload's reading (``datasets/budget.py``); ``on_write`` is
-    told how many answers were read, once all are checked and before they are written."""
+    told how many answers were read, once all are checked and before they are written;
+    ``before_commit`` gets the report as the last thing inside the write's transaction (an
+    import job ends there, and rolls the write back by raising when it was cancelled)."""
     mapping = mapping or Mapping()
     name = name.replace("\x00", "")  # stored as the import's source: no database keeps NUL
     suffix = Path(name).suffix.lower()
@@ -136,7 +139,8 @@ def import_answers(
         raise ImportFailed(problems)
     if on_write is not None:
         on_write(len(answers))
-    return _write(campaign, name, sha256, readers.file_format(suffix, first), answers, imported_by)
+    file_format = readers.file_format(suffix, first)
+    return _write(campaign, name, sha256, file_format, answers, imported_by, before_commit)
 
 
 def _read(
@@ -248,6 +252,7 @@ def _write(
     file_format: str,
     answers: list[ImportedAnswer],
     imported_by: User | None,
+    before_commit: Callable[[AnswerImportReport], None] | None = None,
 ) -> AnswerImportReport:
     record = AnswerImport.objects.create(
         campaign=campaign,
@@ -300,7 +305,10 @@ def _write(
             lifted_at=None,
             defaults={"reason": LEFT_OUT_REASON.format(name), "excluded_by": imported_by},
         )
-    return AnswerImportReport(record, len(users), len(left_out))
+    report = AnswerImportReport(record, len(users), len(left_out))
+    if before_commit is not None:
+        before_commit(report)
+    return report
 
 
 def _when(moment: datetime | None, now: datetime) -> datetime:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext, gettext_lazy, gettext_noop, ngettext
 
 # The questions an item can expect an answer to, and their answers (dataset orientation).
 EXPECTABLE: dict[str, tuple[str, ...]] = {
@@ -24,6 +24,12 @@ EXPECTABLE: dict[str, tuple[str, ...]] = {
 QUESTION_LABELS = {
     "rubric_fit": gettext_noop("Which response better fits this user"),
     "differentiator": gettext_noop("What mainly distinguishes the two responses"),
+}
+# A pass rule's "every ... answer right" for each question it may require, in the rule's words
+# (``PassRule.describe``) and as the settings' choices.
+REQUIRED_WORDS = {
+    "rubric_fit": gettext_lazy("every better-fit answer right"),
+    "differentiator": gettext_lazy("every main-difference answer right"),
 }
 MAX_EXPLANATION = 2000
 # The attempts a qualification allows (Prolific: comprehension checks get two).
@@ -64,16 +70,26 @@ class PassRule:
         return total if self.min_correct is None else self.min_correct
 
     def describe(self, total: int) -> str:
-        """The rule in words, e.g. "at least 2 of 3 items right, every better-fit answer right"."""
+        """The rule in the reader's words, e.g. "at least 2 of 3 items right, every better-fit
+        answer right"."""
         needed = self.needed(total)
         parts = []
         if needed == total:
-            parts.append(f"all {total} item{'s' if total != 1 else ''} right")
+            parts.append(
+                ngettext("all %(total)d item right", "all %(total)d items right", total)
+                % {"total": total}
+            )
         elif needed > 0:
-            parts.append(f"at least {needed} of {total} items right")
-        words = {"rubric_fit": "better-fit", "differentiator": "main-difference"}
-        parts += [f"every {words[q]} answer right" for q in self.required_questions]
-        return ", ".join(parts) or "any answers"
+            parts.append(
+                ngettext(
+                    "at least %(needed)d of %(total)d item right",
+                    "at least %(needed)d of %(total)d items right",
+                    total,
+                )
+                % {"needed": needed, "total": total}
+            )
+        parts += [str(REQUIRED_WORDS[q]) for q in self.required_questions]
+        return gettext(", ").join(parts) or gettext("any answers")
 
 
 def checked_rule(min_correct: int | None, required: Sequence[str]) -> PassRule:

@@ -340,7 +340,11 @@
       reveal(comment);
     } else if (key === "s") {
       if (!skipReason) {
-        say(gettext("You are revising a submitted item: it cannot be skipped. Change your answers or go back to the current item."));
+        // No skip form: a practice or qualification item (its note is on the page), or a
+        // revision of a submitted one.
+        say(document.getElementById("qualification-note")
+          ? gettext("Practice and qualification items cannot be skipped: answer this one as well as you can.")
+          : gettext("You are revising a submitted item: it cannot be skipped. Change your answers or go back to the current item."));
         return true;
       }
       expand(true);
