@@ -117,6 +117,12 @@ class MyProgressSerializer(serializers.Serializer):
     waiting = serializers.BooleanField(
         help_text="Nothing now, but others hold the last pairs; they may come back."
     )
+    held = serializers.CharField(
+        allow_blank=True,
+        help_text="A rule of the queue about this annotator that keeps the open pairs from "
+        "them: network (the invite link's accounts from their network hold their share; "
+        "waiting), gold-spent (a new account wrong on every gold pair; finished), or empty.",
+    )
     qualification = serializers.CharField(
         allow_blank=True,
         help_text="not_started, in_progress, passed, failed or admitted; empty when the "

@@ -50,7 +50,7 @@ from prb_annotate.campaigns.briefing import (
     needs_consent,
     record_consent,
 )
-from prb_annotate.campaigns.progress import annotator_standing
+from prb_annotate.campaigns.progress import member_standing
 from prb_annotate.campaigns.qualification.flow import outcome_of
 from prb_annotate.db.plainsql import whole_request_transaction
 from prb_annotate.models import Assignment, Membership
@@ -203,7 +203,7 @@ def skip_item(request: Request, assignment_id: int) -> Response:
 def my_progress(request: Request, campaign_id: int) -> Response:
     membership = annotator_membership_or_404(request.user, campaign_id)
     campaign = membership.campaign
-    standing = annotator_standing(campaign, _user(request))
+    standing = member_standing(campaign, _user(request))
     quota_done = standing.quota_reached
     return Response(
         {
@@ -216,6 +216,7 @@ def my_progress(request: Request, campaign_id: int) -> Response:
             "available": standing.available,
             "finished": standing.finished,
             "waiting": standing.waiting,
+            "held": standing.held or "",
             "qualification": outcome_of(campaign, _user(request)),
             "consent_required": needs_consent(membership),
             "consent_given_at": membership.consent_given_at,

@@ -5,7 +5,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +17,7 @@ from django.utils import timezone
 from prb_annotate.audit.cache import cached
 from prb_annotate.audit.campaign_audit import CampaignAudit
 from prb_annotate.audit.exclusions import campaign_quality, sync_slots_for
-from prb_annotate.campaigns.assignment import occupying
+from prb_annotate.campaigns.assignment import GOLD_SPENT, held_back, occupying
 from prb_annotate.db.plainsql import db_time, fetch
 from prb_annotate.models import (
     RAISED_SLOTS_SQL,
@@ -313,6 +313,9 @@ class AnnotatorStanding:
     open_items: int  # regular items not theirs with a free slot now
     held_items: int  # regular items not theirs, incomplete, every free slot reserved by others
     quota: int | None
+    # A rule of the queue about this member that keeps the open items from them
+    # (``assignment.held_back``; ``member_standing`` applies it), or None.
+    held: str | None = None
 
     @property
     def quota_reached(self) -> bool:
@@ -327,8 +330,10 @@ class AnnotatorStanding:
     def finished(self) -> bool:
         """Nothing will ever come to them again: the quota is reached, or every item is done
         by them, skipped by them, or complete with others' answers."""
-        if self.quota_reached:
+        if self.quota_reached or self.held == GOLD_SPENT:
             return True
+        if self.held is not None:
+            return False  # the network's share: a reservation of theirs that lapses frees one
         return not self.in_hand and not self.open_items and not self.held_items
 
     @property
@@ -359,6 +364,17 @@ def annotator_standing(
         held_items=max(held - theirs_held, 0),
         quota=campaign.quota_per_annotator,
     )
+
+
+def member_standing(campaign: Campaign, user: User) -> AnnotatorStanding:
+    """``annotator_standing`` with the queue's rules about the member applied: open items the
+    queue keeps from them (their network's share, a newcomer out of gold) are not available to
+    them, and ``held`` says which rule; the completion page and the API's progress read this."""
+    standing = annotator_standing(campaign, user)
+    if not standing.open_items or standing.finished:
+        return standing
+    held = held_back(campaign, user)
+    return standing if held is None else replace(standing, open_items=0, held=held)
 
 
 def _full_and_held(campaign: Campaign, now: datetime, *, fresh: bool) -> tuple[int, int]:

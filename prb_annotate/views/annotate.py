@@ -8,7 +8,7 @@ order of ``assignment.chosen_position`` and never says which one the dataset cho
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, cast
 
 from django.contrib import messages
@@ -30,16 +30,10 @@ from prb_annotate.campaigns.annotating import (
     skip,
     submit,
 )
-from prb_annotate.campaigns.assignment import (
-    GOLD_SPENT,
-    QualificationFirst,
-    held_back,
-    next_assignment,
-    responses_ab,
-)
+from prb_annotate.campaigns.assignment import QualificationFirst, next_assignment, responses_ab
 from prb_annotate.campaigns.briefing import needs_consent
 from prb_annotate.campaigns.drafts import DraftError, draft_values, drop_draft, save_draft
-from prb_annotate.campaigns.progress import annotator_standing
+from prb_annotate.campaigns.progress import annotator_standing, member_standing
 from prb_annotate.campaigns.prolific import completion_code
 from prb_annotate.campaigns.qualification.gate import is_cleared
 from prb_annotate.formats.strictjson import STRICT
@@ -319,21 +313,16 @@ def annotate_done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = membership.campaign
     if not is_cleared(campaign.pk, _user(request).pk):
         return redirect("qualification", campaign.pk)
-    standing = annotator_standing(campaign, _user(request))
-    held = None
-    if standing.open_items and not standing.finished:
-        held = held_back(campaign, _user(request))
-    if held is not None:
-        # Items the queue keeps from them are not available to them, and not "open again".
-        standing = replace(standing, open_items=0)
+    # Items the queue keeps from them are not available to them, and not "open again".
+    standing = member_standing(campaign, _user(request))
     # The completion URL belongs to the study: only a member who came by the study link (with
     # a Prolific id) is sent there; an invited annotator finishes on this page.
     study_url = campaign.completion_url if membership.participant_id else ""
-    finished = held == GOLD_SPENT or (held is None and standing.finished)
+    finished = standing.finished
     context = {
         "campaign": campaign,
         "standing": standing,
-        "held": held,
+        "held": standing.held,
         "done": standing.done,
         "quota": standing.quota,
         "finished": finished,

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_POST
 
 from prb_annotate.campaigns.annotating import SubmitError
 from prb_annotate.campaigns.briefing import needs_consent
-from prb_annotate.campaigns.progress import annotator_standing
+from prb_annotate.campaigns.progress import member_standing
 from prb_annotate.campaigns.prolific import completion_code
 from prb_annotate.campaigns.qualification import flow, rules
 from prb_annotate.models import Campaign, QualificationItem, QualificationRecord
@@ -137,7 +137,7 @@ def qualification_result(request: HttpRequest, campaign_id: int) -> HttpResponse
         else flow.attempt_feedback(campaign, _user(request), last["attempt"]),
         "attempts_left": rules.ATTEMPTS - len(record.attempts),
         # What the queue holds for them now: a pass with nothing left says so.
-        "standing": annotator_standing(campaign, _user(request)) if last["passed"] else None,
+        "standing": member_standing(campaign, _user(request)) if last["passed"] else None,
     }
     return render(request, "prb_annotate/qualification_result.html", context)
 

@@ -151,6 +151,7 @@ def test_it_skips_and_reports_progress(campaign: Campaign) -> None:
         "available": 3,
         "finished": False,
         "waiting": False,
+        "held": "",
         "qualification": "",
         "consent_required": False,
         "consent_given_at": None,

@@ -412,6 +412,9 @@ def test_the_completion_page_says_which_rule_holds_a_link_made_account_back(db: 
     assert "Others from your network hold their share for now" in page
     assert "More pairs are open again" not in page
     assert 'progress-done">1</strong> done of <strong class="progress-available">1<' in page
+    progress = client.get(f"/api/campaigns/{campaign.pk}/my-progress/").json()
+    assert (progress["held"], progress["waiting"], progress["finished"]) == ("network", True, False)
+    assert progress["available"] == 1
 
 
 @override_settings(PRB_SLOT_SHARE_PER_NETWORK=1.0)
@@ -432,3 +435,5 @@ def test_the_completion_page_tells_a_newcomer_out_of_gold_that_nothing_more_come
     assert 'data-state="finished" data-held="gold-spent"' in page
     assert "no check pair is left for you: no more pairs will come to you here" in page
     assert "More pairs are open again" not in page
+    progress = client.get(f"/api/campaigns/{campaign.pk}/my-progress/").json()
+    assert (progress["held"], progress["finished"]) == ("gold-spent", True)
