@@ -10,6 +10,7 @@ import re
 import secrets
 import tempfile
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -71,6 +72,17 @@ def envnumber(
         bounds = f"at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
         raise ImproperlyConfigured(f"{name} must be {bounds}, not {text!r}.")
     return value
+
+
+def envchoice(name: str, default: str, choices: Sequence[str]) -> str:
+    """One of ``choices`` (as written there, whatever the case given)."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    by_case = {choice.casefold(): choice for choice in choices}
+    if text.casefold() not in by_case:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, not {text!r}.")
+    return by_case[text.casefold()]
 
 
 def envlist(name: str, default: str) -> list[str]:
@@ -404,11 +416,12 @@ SPECTACULAR_SETTINGS = {
 # Import limits: a text field longer than this is reported as an error, not stored.
 PRB_MAX_TEXT_CHARS = envint("PRB_MAX_TEXT_CHARS", 100_000, minimum=1)
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": envchoice("LOG_LEVEL", "WARNING", LOG_LEVELS)},
 }
 
 # Serve app static files straight from the app folders too, so the demo needs no collectstatic;

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.translation import gettext
 
 from prb_annotate.formats.error_body import error_body
 from prb_annotate.formats.numbers import byte_size
@@ -35,21 +37,22 @@ FORM_SLACK_BYTES = 64 * 1024
 
 
 def too_large_message() -> str:
-    limit = settings.PRB_UPLOAD_MAX_BYTES
-    return (
-        f"The request is larger than this server accepts: uploads may be at most "
-        f"{byte_size(limit)} (PRB_UPLOAD_MAX_BYTES)."
-    )
+    return gettext(
+        "The request is larger than this server accepts: uploads may be at most %(limit)s "
+        "(PRB_UPLOAD_MAX_BYTES)."
+    ) % {"limit": byte_size(settings.PRB_UPLOAD_MAX_BYTES)}
 
 
 def nul_problem(request: HttpRequest) -> tuple[str, str] | None:
     """(where, message) when the path or a query parameter holds a NUL character."""
     if NUL in request.path_info:
-        return "path", "The address holds a NUL character."
+        return "path", gettext("The address holds a NUL character.")
     for name, values in request.GET.lists():
         if NUL in name or any(NUL in value for value in values):
             shown = name.replace(NUL, "\\x00")
-            return shown, f"The query parameter {shown!r} holds a NUL character."
+            return shown, gettext("The query parameter %(name)s holds a NUL character.") % {
+                "name": repr(shown)
+            }
     return None
 
 
@@ -74,12 +77,24 @@ class RequestLimitsMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         if body_length(request) > settings.PRB_UPLOAD_MAX_BYTES + FORM_SLACK_BYTES:
-            return refusal(request, 413, "file", too_large_message())
-        problem = nul_problem(request)
-        if problem is not None:
-            return refusal(request, 400, *problem)
+            with translation.override(readers_language(request)):
+                return refusal(request, 413, "file", too_large_message())
+        if nul_problem(request) is not None:
+            with translation.override(readers_language(request)):
+                problem = nul_problem(request)
+                assert problem is not None
+                return refusal(request, 400, *problem)
         drop_nul_cookies(request)
         return self.get_response(request)
+
+
+def readers_language(request: HttpRequest) -> str:
+    """The refusal's language: English for the API, as everywhere under it; otherwise the
+    chooser's cookie or the browser's (this runs before the session and the locale
+    middleware, and before anything reads the body)."""
+    if request.path_info.startswith(API_PREFIX):
+        return "en"
+    return translation.get_language_from_request(request)
 
 
 def drop_nul_cookies(request: HttpRequest) -> None:

@@ -46,6 +46,12 @@ def test_it_refuses_a_file_over_the_limit_with_413_naming_it(manager: User, logi
     page = client.post("/campaigns/new/", {"x": "y" * (3 * LIMIT)})
     assert page.status_code == 413
     assert "at most 64 KiB" in page.content.decode()
+    # In the reader's language on a page (it was English on a Korean page); the API's stays
+    # English, as everything under /api/.
+    korean = client.post("/campaigns/new/", {"x": "y" * (3 * LIMIT)}, HTTP_ACCEPT_LANGUAGE="ko")
+    assert "업로드는 최대 64 KiB까지" in korean.content.decode()
+    api = client.post("/api/datasets/", {"x": "y" * (3 * LIMIT)}, HTTP_ACCEPT_LANGUAGE="ko")
+    assert api.json()["detail"].startswith("The request is larger than this server accepts")
     # Under the limit: imported.
     assert upload(client, "small.jsonl", ROW).status_code == 201
 

@@ -98,6 +98,7 @@ NOT_OF_ITS_KIND = {
     "LOGIN_FAILURES_PER_USERNAME": ("0", "must be at least 1, not '0'"),
     "EMAIL_PORT": ("70000", "must be from 1 to 65535, not '70000'"),
     "PRB_UPLOAD_MAX_BYTES": ("50MB", "must be a whole number, not '50MB'"),
+    "LOG_LEVEL": ("verbose", "must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
 }
 PRINT_READ = (
     "import django; django.setup(); from django.conf import settings as s; "
