@@ -77,7 +77,9 @@ def records(count: int) -> str:
 
 def annotate_one(page) -> None:
     """Answer the item on the page with the keyboard and submit it."""
-    page.wait_for_selector("#annotation-form")
+    # Once annotate.js has run (it marks the page "js" as it binds the keys): a key pressed
+    # before that is lost, on a loaded machine, and Ctrl+Enter then submits nothing.
+    page.wait_for_selector("html.js #annotation-form")
     for key in KEYS:
         page.keyboard.press(key)
     with page.expect_navigation():
