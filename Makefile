@@ -29,8 +29,10 @@ venv: $(STAMP)
 ## Start the demo: SQLite database in var/, demo data, campaigns and logins, server on
 ## $(HOST):$(PORT) (make demo PORT=8201 for another port).
 # Every participant a person tries on the demo comes from this machine, one network: it may
-# hold every slot here (a deployment keeps the tenth, docs/operations.md).
+# make an account for each of them and hold every slot here (a deployment keeps a tenth of
+# each, docs/operations.md).
 demo: export PRB_SLOT_SHARE_PER_NETWORK ?= 1.0
+demo: export PRB_JOIN_SHARE_PER_ADDRESS ?= 1.0
 demo: venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo_setup --address $(HOST):$(PORT)

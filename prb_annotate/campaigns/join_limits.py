@@ -87,11 +87,14 @@ class TooManyJoins(JoinRefused):
     status = 429
 
     def __init__(self) -> None:
+        # A network's count clears as its oldest account leaves the window, so the wait can be
+        # as long as the window: said as it is.
         super().__init__(
             _(
                 "Too many new participants from your network are starting this study at the "
-                "moment. Please try again in a few minutes, or contact the researcher."
+                "moment. Please try again within %(minutes)d minutes, or contact the researcher."
             )
+            % {"minutes": settings.PRB_JOIN_WINDOW_MINUTES}
         )
 
 

@@ -88,7 +88,9 @@ def _annotator_membership(campaign: Campaign, user: User) -> Membership:
     membership = Membership.objects.filter(campaign=campaign, user=user).first()
     if membership is None or membership.role != Membership.Role.ANNOTATOR:
         raise MemberError(
-            "annotator", f"{user.get_username()} is not an annotator of this campaign."
+            "annotator",
+            gettext("%(name)s is not an annotator of this campaign.")
+            % {"name": user.get_username()},
         )
     return membership
 
@@ -99,7 +101,11 @@ def remove_member(
     """End the annotator's membership, free their reservations, and keep or leave out their
     answers as ``answers`` says (MemberError, nothing written, for anything else)."""
     if answers not in ANSWER_CHOICES:
-        raise MemberError("answers", f"answers must be one of: {', '.join(ANSWER_CHOICES)}.")
+        raise MemberError(
+            "answers",
+            gettext("answers must be one of: %(choices)s.")
+            % {"choices": ", ".join(ANSWER_CHOICES)},
+        )
     with transaction.atomic():
         membership = _annotator_membership(campaign, user)
         own = Assignment.objects.filter(campaign=campaign, annotator=user)
@@ -124,13 +130,21 @@ def reissue_set_password_link(campaign: Campaign, user: User, *, site: str) -> A
     _annotator_membership(campaign, user)
     name = user.get_username()
     if user.is_staff or user.is_superuser:
-        raise MemberError("annotator", f"{name} is a staff account; it is managed in the admin.")
+        raise MemberError(
+            "annotator",
+            gettext("%(name)s is a staff account; it is managed in the admin.") % {"name": name},
+        )
     if Participant.objects.filter(user_id=user.pk).exists():
         raise MemberError(
-            "annotator", f"{name} joined through a link and signs in through it, not a password."
+            "annotator",
+            gettext("%(name)s joined through a link and signs in through it, not a password.")
+            % {"name": name},
         )
     if user.has_usable_password():
-        raise MemberError("annotator", f"{name} has set a password already; they log in with it.")
+        raise MemberError(
+            "annotator",
+            gettext("%(name)s has set a password already; they log in with it.") % {"name": name},
+        )
     return link_for(user, campaign, site)
 
 

@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 
 
 def language_codes() -> list[str]:
@@ -16,5 +17,6 @@ def valid_code(value: str) -> None:
     """A campaign's language: empty (the reader's own) or one of the interface's."""
     if value and not is_supported(value):
         raise ValidationError(
-            f"{value!r} is not one of the interface's languages ({', '.join(language_codes())})."
+            gettext("%(value)s is not one of the interface's languages (%(codes)s).")
+            % {"value": repr(value), "codes": ", ".join(language_codes())}
         )

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.utils import translation
+from django.utils.translation import gettext
 
 from prb_annotate.languages.codes import is_supported
 
@@ -55,31 +56,35 @@ def checked(translations: Any) -> dict[str, Any]:
     if translations in (None, ""):
         return {}
     if not isinstance(translations, Mapping):
-        raise TranslationsError("translations", "An object of language code: texts.")
+        raise TranslationsError("translations", gettext("An object of language code: texts."))
     for language, texts in translations.items():
         if not is_supported(language):
-            raise TranslationsError(language, "Not one of the interface's languages.")
+            raise TranslationsError(language, gettext("Not one of the interface's languages."))
         if not isinstance(texts, Mapping):
-            raise TranslationsError(language, "An object of text name: text.")
+            raise TranslationsError(language, gettext("An object of text name: text."))
         for name, text in texts.items():
             if name == EXPLANATIONS:
                 _check_explanations(language, text)
             elif name not in TEXT_FIELDS:
-                raise TranslationsError(f"{language}.{name}", "Not a text a campaign translates.")
+                raise TranslationsError(
+                    f"{language}.{name}", gettext("Not a text a campaign translates.")
+                )
             elif not isinstance(text, str) or "\x00" in text:
-                raise TranslationsError(f"{language}.{name}", "Text without the NUL character.")
+                raise TranslationsError(
+                    f"{language}.{name}", gettext("Text without the NUL character.")
+                )
     return dict(translations)
 
 
 def _check_explanations(language: str, explanations: Any) -> None:
     field = f"{language}.{EXPLANATIONS}"
     if not isinstance(explanations, Mapping):
-        raise TranslationsError(field, "An object of pair id: {question: text}.")
+        raise TranslationsError(field, gettext("An object of pair id: {question: text}."))
     for pair_id, per_question in explanations.items():
         if not isinstance(per_question, Mapping) or not all(
             isinstance(text, str) for text in per_question.values()
         ):
-            raise TranslationsError(f"{field}.{pair_id}", "An object of question: text.")
+            raise TranslationsError(f"{field}.{pair_id}", gettext("An object of question: text."))
 
 
 def valid_texts(value: Any) -> None:

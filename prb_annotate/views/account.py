@@ -1,8 +1,9 @@
 """The account's own page for its API token: see whether one exists and since when, revoke it,
 or replace it with a new one (shown once). Reached from "API token" in every page's header.
 
-Only accounts with a password have one (``/api/token/`` needs the password); an account made by
-an invite link has none, and gets 404 here like on every page outside its campaign.
+Only accounts with a password have one (``/api/token/`` needs the password): an account the
+study link made has none, and gets 404 here; one the sign-up invite made has a password, and
+may have a token like any annotator.
 """
 
 from datetime import timedelta

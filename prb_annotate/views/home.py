@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from prb_annotate.campaigns.progress import annotator_standing
+from prb_annotate.campaigns.progress import member_standing
 from prb_annotate.models import Campaign, Dataset
 from prb_annotate.security.access import annotator_memberships, is_staff, managed_campaigns
 
@@ -26,7 +26,7 @@ def home(request: HttpRequest) -> HttpResponse:
     managed = managed_campaigns(user)
     context = {
         # Each annotator sees how far they are in each campaign: one statement per campaign.
-        "memberships": [(m, annotator_standing(m.campaign, user)) for m in memberships],
+        "memberships": [(m, member_standing(m.campaign, user)) for m in memberships],
         "datasets": Dataset.objects.all() if staff else [],
         "campaigns": managed,
     }

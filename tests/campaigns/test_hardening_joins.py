@@ -437,3 +437,4 @@ def test_the_completion_page_tells_a_newcomer_out_of_gold_that_nothing_more_come
     assert "More pairs are open again" not in page
     progress = client.get(f"/api/campaigns/{campaign.pk}/my-progress/").json()
     assert (progress["held"], progress["finished"]) == ("gold-spent", True)
+    assert "Finished, thank you." in client.get(reverse("home")).content.decode()

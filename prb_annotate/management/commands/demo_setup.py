@@ -265,8 +265,11 @@ class Command(BaseCommand):
         signup = f"{base}{reverse('signup', args=[campaign.signup_token])}"
         write(f"Sign-up invite for new annotators: {signup}")
         study = f"{base}{reverse('join', args=[campaign.invite_token])}?{DEMO_PARTICIPANT}"
-        quota = campaign.quota_per_annotator
-        write(f"Study link as a Prolific participant ({quota} pairs each): {study}")
+        quota, screening = campaign.quota_per_annotator, campaign.qualification_items.count()
+        write(
+            f"Study link as a Prolific participant ({quota} pairs each, after {screening} "
+            f"practice and qualification pairs): {study}"
+        )
         write(
             "  (in a private window; another PROLIFIC_PID is another participant, another "
             "STUDY_ID is refused; the join page asks for consent before the first item)"
