@@ -9,19 +9,16 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from prb_annotate.campaigns.progress import member_standing
-from prb_annotate.models import Campaign, Dataset
+from prb_annotate.models import Dataset
 from prb_annotate.security.access import annotator_memberships, is_staff, managed_campaigns
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     user = cast(User, request.user)  # login_required
-    memberships = (
-        annotator_memberships(user)
-        .exclude(campaign__status=Campaign.Status.DRAFT)
-        .select_related("campaign")
-        .order_by("campaign__name")
-    )
+    # A campaign not started yet is listed too: the sign-up invite makes accounts for it, and
+    # its members would otherwise be told they belong to none.
+    memberships = annotator_memberships(user).select_related("campaign").order_by("campaign__name")
     staff = is_staff(user)
     managed = managed_campaigns(user)
     context = {

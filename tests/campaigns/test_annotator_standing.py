@@ -10,7 +10,7 @@ from django.utils import timezone
 from prb_annotate.campaigns.annotating import parse_submission, skip, submit
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.progress import annotator_standing
-from prb_annotate.models import Assignment, CampaignItem
+from prb_annotate.models import Assignment, Campaign, CampaignItem
 from tests.support.pages import active_campaign, form_answers, reserve, submit_url
 
 
@@ -131,6 +131,18 @@ def test_it_shows_progress_on_the_home_page(dataset, annotator, login) -> None:
     assert '<progress max="4" value="1"' in html
     assert '<strong class="progress-done">1</strong> done of' in html
     assert '<strong class="progress-available">4</strong> available to you' in html
+
+
+def test_the_home_page_lists_a_campaign_not_started_yet(dataset, annotator, login) -> None:
+    """The sign-up invite makes accounts for a draft campaign; its members were told they
+    belonged to no campaign."""
+    campaign = active_campaign(dataset, annotator)
+    campaign.status = Campaign.Status.DRAFT
+    campaign.save(update_fields=["status"])
+    html = login(annotator).get(reverse("home")).content.decode()
+    assert f'href="{reverse("annotate", args=[campaign.pk])}">{campaign.name}</a>' in html
+    assert "It has not started yet" in html
+    assert "You are not part of any campaign yet" not in html
 
 
 def test_it_shows_the_item_id_the_previous_item_and_answers_given(
