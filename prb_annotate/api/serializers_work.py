@@ -120,8 +120,10 @@ class MyProgressSerializer(serializers.Serializer):
     held = serializers.CharField(
         allow_blank=True,
         help_text="A rule of the queue about this annotator that keeps the open pairs from "
-        "them: network (the invite link's accounts from their network hold their share; "
-        "waiting), gold-spent (a new account wrong on every gold pair; finished), or empty.",
+        "them: qualification (its practice or qualification items come first), screened-out "
+        "(failed the qualification; finished unless a manager lets them in), network (the "
+        "invite link's accounts from their network hold their share; waiting), gold-spent (a "
+        "new account wrong on every gold pair; finished), or empty.",
     )
     qualification = serializers.CharField(
         allow_blank=True,

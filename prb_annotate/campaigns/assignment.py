@@ -109,7 +109,14 @@ from prb_annotate.db.plainsql import (
     operation_transaction,
     row_lock,
 )
-from prb_annotate.models import Assignment, Campaign, CampaignItem, Membership, Pair
+from prb_annotate.models import (
+    Assignment,
+    Campaign,
+    CampaignItem,
+    Membership,
+    Pair,
+    QualificationRecord,
+)
 from prb_annotate.security.access import PARTICIPANT_SCOPE_SQL
 
 A = Assignment.Position.A
@@ -405,20 +412,29 @@ def _read_member(campaign_id: int, annotator: User) -> tuple[Campaign, _History,
 
 
 # Why the queue hands a member nothing while regular items are open to them: the standing
-# (``progress.py``) counts items, and these two rules of the queue are about the member.
+# (``progress.py``) counts items, and these rules of the queue are about the member.
 HELD_BY_NETWORK = "network"  # the invite link's accounts from their network hold their share
 GOLD_SPENT = "gold-spent"  # a newcomer who answered every gold item without being proven
+# The gate before the queue (``qualification/gate.py``): the member is not cleared because they
+# failed the qualification (until a manager lets them in), or must answer its items first.
+SCREENED_OUT = "screened-out"
+QUALIFYING = "qualification"
+# The holds that stand whether or not items are open: they are about the member alone.
+GATE_HOLDS = (SCREENED_OUT, QUALIFYING)
 
 
 def held_back(campaign: Campaign, annotator: User, *, now: datetime | None = None) -> str | None:
-    """``HELD_BY_NETWORK``, ``GOLD_SPENT`` or None: which of the queue's rules about the
-    member keeps the open items from them now, read without reserving. (A gold item always has
-    room, so a newcomer waits for gold only once none is left that is not theirs.)"""
+    """``SCREENED_OUT``, ``QUALIFYING``, ``HELD_BY_NETWORK``, ``GOLD_SPENT`` or None: which of
+    the queue's rules about the member keeps the open items from them now, read without
+    reserving, in the queue's order (the gate first). (A gold item always has room, so a
+    newcomer waits for gold only once none is left that is not theirs.)"""
     now = now or timezone.now()
     member = _read_member(campaign.pk, annotator)
     if member is None:
         return None
-    campaign, history, _cleared, _consent_owed = member
+    campaign, history, cleared, _consent_owed = member
+    if not cleared:
+        return SCREENED_OUT if _failed_qualification(campaign, annotator) else QUALIFYING
     if campaign.status != Campaign.Status.ACTIVE or history.quota_reached(campaign):
         return None
     if history.network is not None and _network_full(campaign, history.network, now):
@@ -426,6 +442,14 @@ def held_back(campaign: Campaign, annotator: User, *, now: datetime | None = Non
     if history.gold_only and not _gold_not_theirs(campaign, annotator).exists():
         return GOLD_SPENT
     return None
+
+
+def _failed_qualification(campaign: Campaign, annotator: User) -> bool:
+    return QualificationRecord.objects.filter(
+        membership__campaign_id=campaign.pk,
+        membership__user_id=annotator.pk,
+        outcome=QualificationRecord.Outcome.FAILED,
+    ).exists()
 
 
 def _gold_not_theirs(campaign: Campaign, annotator: User) -> QuerySet[CampaignItem]:

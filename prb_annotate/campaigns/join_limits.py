@@ -64,11 +64,9 @@ from prb_annotate.models import (
     InviteJoin,
     QualificationRecord,
 )
+from prb_annotate.models.access import PROLIFIC_REFUSAL_PREFIX
 
 logger = logging.getLogger(__name__)
-# The username of a join Prolific's list refused, kept as a failed attempt (a colon: no
-# account's name), followed by the campaign's id.
-PROLIFIC_REFUSAL = "prolific-refused:"
 
 
 class JoinRefused(InviteError):
@@ -184,8 +182,19 @@ def _prolific_refusals(campaign: Campaign, network: str) -> QuerySet[FailedLogin
     """Joins from ``network`` that Prolific's list refused in the window, kept as failed
     attempts (the name no account can have says which campaign)."""
     return FailedLogin.objects.filter(
-        username=f"{PROLIFIC_REFUSAL}{campaign.pk}", address=network, at__gte=window_start()
+        username=_refusal_name(campaign), address=network, at__gte=window_start()
     )
+
+
+def _refusal_name(campaign: Campaign) -> str:
+    return f"{PROLIFIC_REFUSAL_PREFIX}{campaign.pk}"
+
+
+def _record_refusal(campaign: Campaign, network: str) -> None:
+    """Keep the refusal; forget the campaign's refusals the window no longer counts (the
+    login throttle leaves these rows alone, whatever its own windows)."""
+    FailedLogin.objects.filter(username=_refusal_name(campaign), at__lt=window_start()).delete()
+    FailedLogin.objects.create(username=_refusal_name(campaign), address=network)
 
 
 def checks_study_list(campaign: Campaign) -> bool:
@@ -204,11 +213,10 @@ def check_listed(campaign: Campaign, participant_id: str, network: str) -> None:
     if spent >= accounts_per_address(campaign):
         raise TooManyJoins()
     study = campaign.prolific_study_id
-    refusal = FailedLogin(username=f"{PROLIFIC_REFUSAL}{campaign.pk}", address=network)
     try:
         listed = prolific_api.takes_part(campaign, participant_id)
     except prolific_api.ProlificError as error:
-        refusal.save()
+        _record_refusal(campaign, network)
         logger.warning(
             "join refused: Prolific could not check participant %s of study %s "
             "(campaign %s, network %s): %s",
@@ -228,7 +236,7 @@ def check_listed(campaign: Campaign, participant_id: str, network: str) -> None:
             campaign.pk,
             network,
         )
-        refusal.save()
+        _record_refusal(campaign, network)
         raise NotInStudy()
 
 

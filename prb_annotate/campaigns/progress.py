@@ -17,7 +17,14 @@ from django.utils import timezone
 from prb_annotate.audit.cache import cached
 from prb_annotate.audit.campaign_audit import CampaignAudit
 from prb_annotate.audit.exclusions import campaign_quality, sync_slots_for
-from prb_annotate.campaigns.assignment import GOLD_SPENT, held_back, occupying
+from prb_annotate.campaigns.assignment import (
+    GATE_HOLDS,
+    GOLD_SPENT,
+    QUALIFYING,
+    SCREENED_OUT,
+    held_back,
+    occupying,
+)
 from prb_annotate.db.plainsql import db_time, fetch
 from prb_annotate.models import (
     RAISED_SLOTS_SQL,
@@ -330,17 +337,22 @@ class AnnotatorStanding:
     def finished(self) -> bool:
         """Nothing will ever come to them again: the quota is reached, or every item is done
         by them, skipped by them, or complete with others' answers."""
-        if self.quota_reached or self.held == GOLD_SPENT:
+        if self.quota_reached or self.held in (GOLD_SPENT, SCREENED_OUT):
             return True
         if self.held is not None:
-            return False  # the network's share: a reservation of theirs that lapses frees one
+            # The network's share (a reservation of theirs that lapses frees one), or the
+            # qualification still to answer.
+            return False
         return not self.in_hand and not self.open_items and not self.held_items
 
     @property
     def waiting(self) -> bool:
         """Nothing for them now, but others hold the last free slots: a reservation that runs
-        out sends its item back to the queue, so checking back may find work."""
-        return not self.finished and not self.in_hand and not self.open_items
+        out sends its item back to the queue, so checking back may find work. (Not while the
+        qualification waits for them: they have work.)"""
+        if self.finished or self.held == QUALIFYING:
+            return False
+        return not self.in_hand and not self.open_items
 
     @property
     def percent(self) -> float:
@@ -368,13 +380,17 @@ def annotator_standing(
 
 def member_standing(campaign: Campaign, user: User) -> AnnotatorStanding:
     """``annotator_standing`` with the queue's rules about the member applied: open items the
-    queue keeps from them (their network's share, a newcomer out of gold) are not available to
-    them, and ``held`` says which rule; the completion page and the API's progress read this."""
+    queue keeps from them (the qualification not passed, their network's share, a newcomer out
+    of gold) are not available to them, and ``held`` says which rule; the home page, the
+    completion page and the API's progress read this. The gate's holds stand even when no item
+    is open: a member screened out is finished, not waiting."""
     standing = annotator_standing(campaign, user)
-    if not standing.open_items or standing.finished:
+    if standing.finished:
         return standing
     held = held_back(campaign, user)
-    return standing if held is None else replace(standing, open_items=0, held=held)
+    if held is None or not (standing.open_items or held in GATE_HOLDS):
+        return standing
+    return replace(standing, open_items=0, held=held)
 
 
 def _full_and_held(campaign: Campaign, now: datetime, *, fresh: bool) -> tuple[int, int]:

@@ -48,9 +48,17 @@ class Participant(models.Model):
         return f"{self.participant_id}@{self.campaign_id}"
 
 
+# The username of a study-link join that Prolific's list refused, kept as a ``FailedLogin`` row
+# of the joining network (``campaigns/join_limits.py``), followed by the campaign's id. A colon
+# is in no account's name. Such rows are not logins: they count against the network's share
+# for ``PRB_JOIN_WINDOW_MINUTES``, and the login throttle neither prunes nor unlocks them.
+PROLIFIC_REFUSAL_PREFIX = "prolific-refused:"
+
+
 class FailedLogin(models.Model):
     """One failed login. Recent rows lock their username, or their client address, for a while
-    (``prb_annotate.security.logins``); rows in the database are shared by every worker process."""
+    (``prb_annotate.security.logins``); rows in the database are shared by every worker process.
+    A row named with ``PROLIFIC_REFUSAL_PREFIX`` is a refused study-link join instead."""
 
     username = models.CharField(max_length=150, verbose_name=_("Username"))
     address = models.CharField(max_length=100, verbose_name=_("Address"))

@@ -42,6 +42,7 @@ from django.utils import timezone
 from django.utils.translation import ngettext
 
 from prb_annotate.models import FailedLogin, KnownLogin
+from prb_annotate.models.access import PROLIFIC_REFUSAL_PREFIX
 from prb_annotate.security.addresses import address_key, client_address
 
 __all__ = [
@@ -66,7 +67,7 @@ class LoginLocked(Exception):
     """Too many recent failures for this username or this address."""
 
     def __init__(self, retry_after_seconds: int) -> None:
-        minutes = max(1, -(-retry_after_seconds // 60))
+        minutes = minutes_until(retry_after_seconds)
         super().__init__(
             ngettext(
                 "Too many failed logins for this account or from this address. "
@@ -80,6 +81,11 @@ class LoginLocked(Exception):
         self.retry_after_seconds = retry_after_seconds
 
 
+def minutes_until(seconds: int) -> int:
+    """Whole minutes, rounded up: "try again in 1 minute" rather than in 0."""
+    return max(1, -(-seconds // 60))
+
+
 @dataclass(frozen=True)
 class Limit:
     rows: QuerySet[FailedLogin]
@@ -89,7 +95,7 @@ class Limit:
 
 def limits(username: str, address: str, *, known: bool) -> list[Limit]:
     minutes = settings.LOGIN_LOCKOUT_MINUTES
-    rows = FailedLogin.objects.all()
+    rows = logins()
     found = [
         Limit(
             rows.filter(username=username, address=address),
@@ -151,8 +157,9 @@ def begin_attempt(
     now = now or timezone.now()
     username = username[:USERNAME_FIELD_MAX]
     # Failures older than every window lock nothing: forget them, so that the table holds only
-    # the last hour of failures however long a guessing campaign goes on.
-    FailedLogin.objects.filter(at__lte=now - longest_window()).delete()
+    # the last hour of failures however long a guessing campaign goes on. Refused study-link
+    # joins are kept for the join window, which may be longer; their own writer prunes them.
+    logins().filter(at__lte=now - longest_window()).delete()
     row = FailedLogin.objects.create(username=username, address=address, at=now)
     try:
         check_limits(limits(username, address, known=known), row.pk, now)
@@ -228,8 +235,14 @@ def unlock(*, usernames: Collection[str] = (), addresses: Collection[str] = ()) 
 
 
 def unlock_all() -> int:
-    deleted, _ = FailedLogin.objects.all().delete()
+    """Forget every failed login (not the refused study-link joins, which lock no login)."""
+    deleted, _ = logins().delete()
     return deleted
+
+
+def logins() -> QuerySet[FailedLogin]:
+    """The rows that are failed logins: all but the refused study-link joins."""
+    return FailedLogin.objects.exclude(username__startswith=PROLIFIC_REFUSAL_PREFIX)
 
 
 class ThrottledLogin(AuthenticationForm):

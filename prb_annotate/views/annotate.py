@@ -318,17 +318,12 @@ def annotate_done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     # The completion URL belongs to the study: only a member who came by the study link (with
     # a Prolific id) is sent there; an invited annotator finishes on this page.
     study_url = campaign.completion_url if membership.participant_id else ""
-    finished = standing.finished
     context = {
         "campaign": campaign,
         "standing": standing,
-        "held": standing.held,
-        "done": standing.done,
-        "quota": standing.quota,
-        "finished": finished,
         # Without a quota, the end of the queue is the only end there is: offer the link, but
         # send the annotator on by themselves only when the quota is reached.
-        "completion_url": study_url if finished or standing.quota is None else "",
+        "completion_url": study_url if standing.finished or standing.quota is None else "",
         "completion_code": completion_code(study_url),
         "redirect_now": bool(study_url) and standing.quota_reached,
     }

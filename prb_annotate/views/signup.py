@@ -5,8 +5,10 @@ campaign, then logs the new annotator in on its first item. The rules are in
 A person choosing a name must be told it is taken, so the form cannot hide which names exist;
 it can make asking expensive. Each refusal of a taken name counts as a failed login of that
 name from the client's address (``security/logins.py``): past the address's limit
-(``LOGIN_FAILURES_PER_ADDRESS`` in ``LOGIN_LOCKOUT_MINUTES``) the form answers 429 and names
-nothing, so a script learns at most that many names per address and window.
+(``LOGIN_FAILURES_PER_ADDRESS`` in ``LOGIN_LOCKOUT_MINUTES``), or the name's from that address
+(``LOGIN_FAILURES_PER_USERNAME``), the form answers 429 and names nothing, so a script learns at
+most that many names per address and window. The refusal speaks of names tried, not of logins:
+the visitor did not try to log in.
 """
 
 from django.contrib.auth import login
@@ -14,7 +16,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from prb_annotate.campaigns.join_limits import TooManyJoins
 from prb_annotate.campaigns.lifecycle import InvalidInvite, InviteClosed
@@ -22,7 +24,7 @@ from prb_annotate.campaigns.places import NoPlacesLeft
 from prb_annotate.campaigns.signup import campaign_for_signup, sign_up
 from prb_annotate.models import Campaign
 from prb_annotate.security.addresses import client_address, client_network
-from prb_annotate.security.logins import LoginLocked, begin_attempt
+from prb_annotate.security.logins import LoginLocked, begin_attempt, minutes_until
 from prb_annotate.web.forms import SignUpForm
 
 TAKEN = gettext_lazy("This username is taken.")
@@ -76,9 +78,20 @@ def _count_taken_name(request: HttpRequest, form: SignUpForm) -> int | None:
         begin_attempt(str(form.data.get("username", "")), client_address(request))
     except LoginLocked as locked:
         del form.errors["username"]
-        form.add_error(None, str(locked))
+        form.add_error(None, too_many_taken_names(locked.retry_after_seconds))
         return 429
     return None
+
+
+def too_many_taken_names(retry_after_seconds: int) -> str:
+    minutes = minutes_until(retry_after_seconds)
+    return ngettext(
+        "Too many names that are taken were tried from this address. "
+        "Try again in %(minutes)d minute.",
+        "Too many names that are taken were tried from this address. "
+        "Try again in %(minutes)d minutes.",
+        minutes,
+    ) % {"minutes": minutes}
 
 
 urlpatterns = [

@@ -62,7 +62,9 @@ def test_the_sign_up_form_names_existing_accounts_only_a_few_times_per_address(
         assert response.status_code == 429
         page = response.content.decode()
         assert "This username is taken." not in page
-        assert "Too many failed logins" in page
+        # The visitor tried names, not logins: the refusal says so.
+        assert "Too many names that are taken were tried from this address" in page
+        assert "failed logins" not in page
     # A free name is still taken up from that address.
     fresh = Client().post(url, {**form, "username": "nobody-yet"}, REMOTE_ADDR="198.51.100.4")
     assert fresh.status_code == 302

@@ -8,12 +8,14 @@ nothing is asked.
 ``ProlificStandIn`` (``tests/support/prolific.py``) is the only part that is not the real thing:
 a local HTTP server that answers Prolific's documented submissions endpoint."""
 
+import io
 import logging
 from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
@@ -126,3 +128,28 @@ def test_without_a_token_or_a_study_id_nothing_is_asked(db: None, prolific: str)
         assert join(campaign, "made-up-id", "203.0.113.20", study=STUDY)[1].status_code == 302
     assert ProlificStandIn.reads == []
     assert User.objects.filter(username__startswith="prolific-").count() == 2
+
+
+@override_settings(PRB_JOIN_WINDOW_MINUTES=120)
+def test_a_refused_join_counts_for_the_whole_join_window_whatever_logins_do(
+    db: None, prolific: str
+) -> None:
+    """The refusals are kept as failed-login rows, but they are not logins: a login's pruning
+    (past the login windows, an hour) and ``unlock_logins --all`` leave them, so a join window
+    longer than an hour still counts them; the join's own writer forgets them past its window."""
+    campaign = study_campaign(10, k=1, prolific_study_id=STUDY)  # one account per network
+    assert join(campaign, "forged-a", "192.0.2.1", study=STUDY)[1].status_code == 403
+    FailedLogin.objects.update(at=timezone.now() - timedelta(minutes=90))
+    # A wrong password elsewhere prunes the login rows older than an hour, and a manager
+    # forgets every failed login.
+    Client().post(reverse("login"), {"username": "nobody", "password": "wrong"})
+    call_command("unlock_logins", "--all", stdout=io.StringIO())
+    asked = len(ProlificStandIn.reads)
+    assert join(campaign, "forged-b", "192.0.2.2", study=STUDY)[1].status_code == 429
+    assert len(ProlificStandIn.reads) == asked  # still over its share: Prolific not asked
+
+    # Past the join window, the next refusal from anywhere forgets it.
+    FailedLogin.objects.update(at=timezone.now() - timedelta(minutes=121))
+    assert join(campaign, "forged-c", "198.51.100.9", study=STUDY)[1].status_code == 403
+    assert list(FailedLogin.objects.values_list("address", flat=True)) == ["198.51.100.0/24"]
+    assert join(campaign, LATE, "192.0.2.3", study=STUDY)[1].status_code == 302

@@ -5,8 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from prb_annotate.models import FailedLogin
-from prb_annotate.security.logins import unlock, unlock_all
+from prb_annotate.security.logins import logins, unlock, unlock_all
 
 
 class Command(BaseCommand):
@@ -34,7 +33,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Unlocked: {removed} failed login(s) forgotten.")
 
     def _list(self) -> None:
-        rows = FailedLogin.objects.order_by("username", "address", "at")
+        rows = logins().order_by("username", "address", "at")
         if not rows.exists():
             self.stdout.write("No failed logins recorded.")
         for row in rows:
