@@ -7,11 +7,15 @@ Library entry points:
   generative judge; ``ScoreResult.pairs`` holds one :class:`~evaluation.results.PairScore` per
   record, in input order, and ``ScoreResult.summary`` the accuracy overall, per category and
   per group. :class:`~evaluation.config.ScoreConfig` holds the settings.
-- :func:`evaluation.metrics.accuracy_summary`, :func:`~evaluation.metrics.accuracy_stats` and
-  :func:`~evaluation.metrics.accuracy_difference` summarise the outcomes of any subset
-  (validated, excluded, ...); :func:`~evaluation.metrics.correlations` and
+- :func:`evaluation.metrics.accuracy_summary` and :func:`~evaluation.metrics.accuracy_stats`
+  summarise the outcomes of any subset (validated, excluded, ...), each accuracy with Wilson's
+  score interval with continuity correction; :func:`~evaluation.metrics.accuracy_difference`
+  gives one subset's accuracy minus another's with the interval and test ``compare`` gives
+  validated against excluded pairs (Newcombe's hybrid score interval, Fisher's exact test).
+- :func:`evaluation.metrics.correlations` (Pearson, Spearman, Kendall) and
   :func:`~evaluation.metrics.ranking_agreement` (NDCG, rank-biased overlap, weighted Kendall's
-  tau) relate benchmark accuracy to downstream results.
+  tau; no p-value) relate benchmark accuracy to downstream results; each figure's ``reason``
+  says why an interval or a p-value is missing or marked unreliable.
 - :func:`evaluation.records.load_records` reads an exported split (file or folder).
 
 Command line: ``python -m evaluation score ...`` and ``python -m evaluation correlate ...``

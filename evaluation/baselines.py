@@ -31,11 +31,10 @@ from evaluation.metrics import accuracy_summary, outcome_of
 from evaluation.records import PairRecord, as_pair_records
 from evaluation.results import PairScore, RunStats, ScoreResult, with_groups
 from evaluation.run_card import baseline_card
+from evaluation.run_summary import grouping
 from evaluation.self_check import compare_alone, sample_indices
 
 PREFIX = "builtin:"
-# The label a scorer groups by when records carry it (as ``scoring.summarize`` does).
-AUTO_GROUP = "validation.verdict"
 
 # A reward: (the pair, which answer, its text, the run's settings) -> a number.
 Reward = Callable[[PairRecord, str, str, ScoreConfig], float]
@@ -117,15 +116,14 @@ def score_builtin(
     scores = [_pair_score(pair, reward, config) for pair in pairs]
     stats = RunStats(pairs=len(pairs), sequences=2 * len(pairs))
     stats.seconds = time.perf_counter() - started
-    group_by = config.group_by
-    if group_by is None and any(AUTO_GROUP in pair.labels for pair in pairs):
-        group_by = AUTO_GROUP
-    groups = [pair.labels.get(group_by, "(none)") for pair in pairs] if group_by else None
+    # Grouped as every run is (audit subsets for validation.verdict), so that a baseline's
+    # "excluded" is the same pairs as a model's, in score and in compare.
+    grouped = grouping(pairs, config.group_by)
     summary = accuracy_summary(
         [score.outcome for score in scores],
         categories=[pair.category for pair in pairs],
-        groups=groups,
-        group_by=group_by,
+        groups=grouped.groups,
+        group_by=grouped.label,
         confidence=config.confidence,
     )
     check = None
@@ -140,13 +138,14 @@ def score_builtin(
             pairs, scores, indices, alone, allow_flips=config.allow_flips, method="each pair alone"
         ).as_dict()
     return ScoreResult(
-        pairs=with_groups(scores, groups),
+        pairs=with_groups(scores, grouped.groups),
         summary=summary,
         settings=config.as_dict(),
         stats=stats,
         environment={"device": "none", "dtype": "none", "baseline": config.model},
         card=baseline_card(config, reward),
         self_check=check,
+        grouping=grouped.about,
     )
 
 

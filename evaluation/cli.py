@@ -138,25 +138,53 @@ def add_scoring_options(score: argparse.ArgumentParser) -> None:
         help=f"longest sequence (default: the model's max_position_embeddings; the paper's is "
         f"{PAPER_MAX_LENGTH:,})",
     )
-    score.add_argument("--prefix-reuse", choices=["auto", "on", "off"], default="auto")
-    score.add_argument("--padding-side", choices=["left", "right"])
+    score.add_argument(
+        "--prefix-reuse",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="run the prompt chosen and rejected share once, for a classifier (auto: in "
+        "profile mode)",
+    )
+    score.add_argument(
+        "--padding-side",
+        choices=["left", "right"],
+        help="pad a classifier's batches on this side (default: the tokenizer's); scores do "
+        "not depend on it",
+    )
     score.add_argument(
         "--label-index", type=int, help="which logit is the reward, for several labels"
     )
-    score.add_argument("--tie-tolerance", type=float, default=0.0)
-    score.add_argument("--chat-template", type=Path, help="file with a Jinja chat template to use")
-    score.add_argument("--trust-remote-code", action="store_true")
+    score.add_argument(
+        "--tie-tolerance",
+        type=float,
+        default=0.0,
+        help="scores closer than this tie (default: only equal scores)",
+    )
+    score.add_argument(
+        "--chat-template",
+        type=Path,
+        help="file with a Jinja chat template to use instead of (or for want of) the tokenizer's",
+    )
+    score.add_argument(
+        "--trust-remote-code",
+        action="store_true",
+        help="run the model's own code from its folder or the Hub, for architectures "
+        "transformers lacks",
+    )
 
 
 def add_statistics_options(score: argparse.ArgumentParser) -> None:
-    """Groups, the bootstrap, the self-check and progress."""
+    """Groups, the seed, the intervals' level, the self-check and progress."""
     score.add_argument(
-        "--group-by", help="record label to report accuracy by (e.g. validation.verdict)"
+        "--group-by",
+        help="record label to report accuracy by, e.g. split (default: validation.verdict when "
+        "the records carry it, as audit subsets: excluded is failed or undecided)",
     )
     score.add_argument(
         "--seed",
         type=int,
-        help=f"judge order, samples and resamples (default: 0; {PAPER_JUDGE_SEED} with "
+        help="where a judge is shown the chosen answer, the pairs --self-check draws and "
+        f"builtin:random's rewards; nothing is resampled (default: 0; {PAPER_JUDGE_SEED} with "
         "--paper-settings, the benchmark's)",
     )
     score.add_argument(
@@ -167,7 +195,11 @@ def add_statistics_options(score: argparse.ArgumentParser) -> None:
     )
     add_confidence_option(score, "the accuracy intervals (Wilson's, continuity-corrected)")
     add_self_check_arguments(score, failing="", kept="keep")
-    score.add_argument("--no-progress", action="store_true")
+    score.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bars (they are shown only on a terminal anyway)",
+    )
 
     score.set_defaults(run=run_score)
 
@@ -209,7 +241,8 @@ def add_correlate_command(commands: Commands) -> None:
     correlate.add_argument(
         "--model-column",
         default="model",
-        help="column naming the model; summary.json files match on the run's --name",
+        help="column naming the model in the --bench and --downstream tables (a {model: value} "
+        "file's keys are read as it); summary.json files match on the run's --name",
     )
     correlate.add_argument(
         "--rbo-persistence",
@@ -376,31 +409,58 @@ def run_make_tiny_model(args: argparse.Namespace) -> int:
     return make_tiny_model_command(args.folder, seed=args.seed, causal=args.causal)
 
 
-def read_table(path: Path) -> list[dict[str, Any]]:
-    """Rows of a CSV, JSONL or JSON file (a list of objects, or ``{model: value}``)."""
+def read_table(path: Path, model_column: str = "model") -> list[dict[str, Any]]:
+    """Rows of a CSV, JSONL or JSON file (a list of objects, or ``{model: value}``, whose
+    keys go under ``model_column`` and values under ``value``)."""
     try:
         if path.suffix.lower() == ".csv":
             with path.open(encoding="utf-8", newline="") as file:
                 return list(csv.DictReader(file))
         text = path.read_text(encoding="utf-8")
         if path.suffix.lower() == ".jsonl":
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
+            return _objects([json.loads(line) for line in text.splitlines() if line.strip()], path)
         data = json.loads(text)
-    except (OSError, json.JSONDecodeError) as error:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise EvaluationError(f"cannot read {path}: {error}") from None
     if isinstance(data, list):
-        return data
+        return _objects(data, path)
     if isinstance(data, dict):
-        return [{"model": key, "value": value} for key, value in data.items()]
+        return [{model_column: key, MAPPING_VALUE: value} for key, value in data.items()]
     raise EvaluationError(f"{path}: expected a table of rows")
+
+
+# The column of a ``{model: value}`` JSON file's values, and of a table that names its figure so.
+MAPPING_VALUE = "value"
+
+
+def _objects(rows: list[Any], path: Path) -> list[dict[str, Any]]:
+    for number, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise EvaluationError(f"{path} row {number}: expected an object with named columns")
+    return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchSource:
+    """One ``--bench`` file, the figure read from it (``group``'s, for a summary asked for a
+    group) and the models it gave."""
+
+    path: Path
+    column: str
+    group: str | None
+    models: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": str(self.path), "column": self.column, "group": self.group}
 
 
 def bench_values(
     paths: Sequence[Path], column: str, group: str | None, model_column: str
-) -> dict[str, float]:
+) -> tuple[dict[str, float], list[BenchSource]]:
     """Benchmark accuracy per model, from summary.json files written by ``score`` (named by the
-    run's ``--name``) or from tables with a model column."""
+    run's ``--name``) or from tables with a model column, and what was read from each file."""
     values: dict[str, float] = {}
+    sources = []
     for path in paths:
         summary = _summary(path)
         if summary is not None:
@@ -408,12 +468,23 @@ def bench_values(
             if name in values:
                 raise EvaluationError(f"{path}: a second run named {name!r} (give runs --name)")
             values[name] = value
+            sources.append(BenchSource(path, column, group, (name,)))
             continue
-        rows = read_table(path)
-        if rows and column not in rows[0] and "value" in rows[0]:
-            column = "value"
-        values.update(_column(rows, path, model_column, column))
-    return values
+        rows = read_table(path, model_column)
+        # Each file on its own: a {model: value} file does not make the next one "value" too.
+        read = table_column(rows, column)
+        found = _column(rows, path, model_column, read)
+        values.update(found)
+        sources.append(BenchSource(path, read, None, tuple(found)))
+    return values, sources
+
+
+def table_column(rows: list[dict[str, Any]], column: str) -> str:
+    """The column a benchmark table is read for: ``column``, or ``value`` when the table lacks
+    ``column`` and has that one (a ``{model: value}`` JSON file)."""
+    if rows and column not in rows[0] and MAPPING_VALUE in rows[0]:
+        return MAPPING_VALUE
+    return column
 
 
 def _summary(path: Path) -> dict[str, Any] | None:
@@ -491,7 +562,7 @@ def read_downstream(args: argparse.Namespace) -> "Downstream":
         if path.is_dir():
             read_ppo(path, found)
             continue
-        rows = read_table(path)
+        rows = read_table(path, args.model_column)
         for column in _numeric_columns(rows, args.model_column):
             for model, value in _column(rows, path, args.model_column, column).items():
                 found.add(column, model, value, path)
@@ -499,7 +570,12 @@ def read_downstream(args: argparse.Namespace) -> "Downstream":
 
 
 def run_correlate(args: argparse.Namespace) -> int:
-    bench = bench_values(args.bench, args.bench_column, args.bench_group, args.model_column)
+    bench, sources = bench_values(
+        args.bench, args.bench_column, args.bench_group, args.model_column
+    )
+    for source in sources:
+        if source.column != args.bench_column:
+            print(f"{source.path}: read column {source.column!r} (it has no {args.bench_column!r})")
     downstream = read_downstream(args)
     columns = args.downstream_column or list(downstream.columns)
     unknown = [column for column in columns if column not in downstream.columns]
@@ -529,14 +605,13 @@ def run_correlate(args: argparse.Namespace) -> int:
         )
         report[column] = {
             "models": models,
-            "bench_column": args.bench_column,
+            **bench_read(sources, models),
             "correlations": [result.as_dict() for result in results],
         }
         for result in results:
             print(_correlation_row(column, result))
-        notes = {text for result in results for text in (result.reason, result.note) if text}
-        for note in sorted(notes):
-            print(f"{column[:16]:<16} note: {note}")
+        for methods, note in notes_by_measure(results):
+            print(f"{column[:16]:<16} note ({', '.join(methods)}): {note}")
         if not any(result.method == "ndcg" for result in results):
             print(f"{column[:16]:<16} ndcg: left out, it needs downstream values of 0 or more")
     for note in downstream.notes:
@@ -547,6 +622,31 @@ def run_correlate(args: argparse.Namespace) -> int:
     if args.out is not None:
         args.out.write_text(strict_json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+def bench_read(sources: Sequence[BenchSource], models: Sequence[str]) -> dict[str, Any]:
+    """What ``--out`` records of the benchmark files that gave ``models``: each file with the
+    figure read from it, and ``bench_column``, that figure when every file gave the same one
+    (``None`` when they differ)."""
+    entered = set(models)
+    used = [source for source in sources if entered & set(source.models)]
+    columns = {source.column for source in used}
+    return {
+        "bench_column": columns.pop() if len(columns) == 1 else None,
+        "bench_files": [source.as_dict() for source in used],
+    }
+
+
+def notes_by_measure(results: Sequence[Correlation]) -> list[tuple[list[str], str]]:
+    """Each distinct reason or note of ``results`` with the measures it applies to, in the
+    order the measures are printed: a reason for the rank measures is never read as one for
+    Pearson's interval printed above it."""
+    methods: dict[str, list[str]] = {}
+    for result in results:
+        for text in (result.reason, result.note):
+            if text:
+                methods.setdefault(text, []).append(result.method)
+    return [(names, text) for text, names in methods.items()]
 
 
 def _correlation_row(column: str, result: Correlation) -> str:

@@ -25,6 +25,7 @@ from evaluation.compare import (
     SubsetTest,
     figure_words,
 )
+from evaluation.config import level_percent
 from evaluation.latex import latex_escape
 from evaluation.spreadsheet_cells import SafeDictWriter
 
@@ -55,12 +56,12 @@ def p_value(value: float | None) -> str:
 
 def headline(board: Leaderboard) -> list[str]:
     settings = board.settings
-    level = round(100 * settings.confidence)
+    level = level_percent(settings.confidence)
     tests = figure_words(settings, len(board.models))
     return [
         f"{len(board.models)} models on {board.pairs} pairs, ranked by accuracy with "
         f"{POLICY_WORDS[settings.policy]}",
-        f"{level}% intervals: Wilson for accuracies, {tests['difference_interval']} for the "
+        f"{level} intervals: Wilson for accuracies, {tests['difference_interval']} for the "
         f"difference to #1; p: exact McNemar against #1, {tests['p_holm']}; {tests['group']}",
     ]
 
@@ -274,11 +275,12 @@ def as_latex(board: Leaderboard) -> str:
     page (``table*``) as a ``tabularx`` as wide as the line, whose model column wraps; each
     interval sits under its figure in a smaller size, and abbreviated headings have their key
     in the caption. Nothing is scaled."""
-    level = round(100 * board.settings.confidence)
+    # Escaped for the captions; the first line is a comment, where % is plain text.
+    level = latex_escape(level_percent(board.settings.confidence))
     policy = latex_escape(POLICY_WORDS[board.settings.policy])
     parts = [
         f"% Needs \\usepackage{{{','.join(LATEX_PACKAGES)}}}. Accuracy in %, {policy}; "
-        f"{level}% intervals.",
+        f"{level_percent(board.settings.confidence)} intervals.",
     ]
     tests = figure_words(board.settings, len(board.models))
     for number, subset in enumerate(board.subsets):
@@ -323,7 +325,7 @@ def _latex_table(label: str, caption: str, spec: str, heading: str, rows: list[s
 
 
 def _latex_board(
-    subset: SubsetBoard, number: int, level: int, policy: str, tests: Mapping[str, str]
+    subset: SubsetBoard, number: int, level: str, policy: str, tests: Mapping[str, str]
 ) -> str:
     rows = []
     for entry in subset.entries:
@@ -352,8 +354,8 @@ def _latex_board(
     return _latex_table(
         f"tab:leaderboard-{number}",
         rf"Reward models on {caption}: accuracy with ties left out and with ties as wrong "
-        rf"({level}\% Wilson intervals with continuity correction, under each figure), "
-        rf"difference to \#1 in points ({level}\% "
+        rf"({level} Wilson intervals with continuity correction, under each figure), "
+        rf"difference to \#1 in points ({level} "
         rf"{latex_escape(tests['difference_interval'])}) and exact McNemar $p$, "
         rf"{latex_escape(tests['p_holm'])}; ranked with {policy}. $^\dagger$: in \#1's group "
         rf"({latex_escape(tests['group'])}). G: significance group; Acc.: accuracy, ties left "
@@ -374,7 +376,7 @@ def _latex_p(value: float | None) -> str:
     return "$<$0.001" if text == "<0.001" else text
 
 
-def _latex_subset_tests(board: Leaderboard, level: int, policy: str) -> str:
+def _latex_subset_tests(board: Leaderboard, level: str, policy: str) -> str:
     rows = [
         f"{_latex_name(test.model)} & {percent(test.validated.value)} & {test.validated.n} & "
         f"{percent(test.excluded.value)} & {test.excluded.n} & "
@@ -388,7 +390,7 @@ def _latex_subset_tests(board: Leaderboard, level: int, policy: str) -> str:
     return _latex_table(
         "tab:validated-vs-excluded",
         rf"Accuracy on validated against excluded pairs, {policy}: difference in points "
-        rf"($\Delta$) with its {level}\% Newcombe interval under it, Fisher's exact $p$.",
+        rf"($\Delta$) with its {level} Newcombe interval under it, Fisher's exact $p$.",
         r">{\raggedright\arraybackslash}Xrrrrrr",
         r"Model & Validated & $n$ & Excluded & $n$ & $\Delta$ & $p$ \\",
         rows,

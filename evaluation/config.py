@@ -3,10 +3,11 @@
 import argparse
 import math
 from dataclasses import asdict, dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from evaluation.errors import EvaluationError
-from evaluation.inputs import MODES, PROFILE_FORMATS, Mode
+from evaluation.inputs import LARGER_LIMIT, MODES, PROFILE_FORMATS, Mode
 from evaluation.judge_templates import VERDICT_NEW_TOKENS, JudgeTemplate
 
 if TYPE_CHECKING:  # the built-in baselines use this module without torch
@@ -49,6 +50,18 @@ def level(text: str) -> float:
     return value
 
 
+def level_percent(confidence: float) -> str:
+    """A confidence level as a percentage, written as exactly as it was given: every table,
+    headline and caption that names a level writes it with this.
+
+    >>> [level_percent(value) for value in (0.95, 0.975, 0.999, 0.5)]
+    ['95%', '97.5%', '99.9%', '50%']
+    """
+    # The shortest text of the float, scaled in decimal: 100 * 0.999 in binary is 99.89999...
+    percent = Decimal(str(float(confidence))) * 100
+    return f"{percent.normalize():f}%"
+
+
 def add_confidence_option(parser: argparse.ArgumentParser, intervals: str) -> None:
     """``--confidence``, the level of ``intervals``, as ``score``, ``compare`` and
     ``correlate`` take it."""
@@ -66,7 +79,12 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     :class:`ScoreConfig` of the same names)."""
     parser.add_argument("--model", required=True, help="local folder or Hub id")
     parser.add_argument("--mode", choices=MODES, default="question")
-    parser.add_argument("--top-k", type=int, default=10, help="profile posts shown in profile mode")
+    parser.add_argument(
+        "--top-k",
+        type=int,
+        default=10,
+        help="profile posts shown in profile mode, or in a judge template's {profile}",
+    )
     parser.add_argument(
         "--judge", action="store_true", help="the model is a causal LM judging pairs"
     )
@@ -94,8 +112,9 @@ class ScoreConfig:
         max_batch_tokens: token positions per forward pass (rows x padded length); ``None``
             picks a default for the device.
         max_length: longest sequence allowed; ``None`` takes the model's own limit
-            (``max_position_embeddings``; the paper's is 8,192 tokens). In profile mode a longer
-            pair keeps fewer posts, and the summary counts the posts dropped.
+            (``max_position_embeddings``; the paper's is 8,192 tokens). A pair shown profile
+            posts (profile mode, or a judge template's ``{profile}``) that is longer keeps
+            fewer, and the summary counts the posts dropped.
         prefix_reuse: compute the prompt chosen and rejected share once and reuse its KV cache
             for both answers; ``auto`` does so in profile mode, where the prompt is long.
         padding_side: ``left`` or ``right``; ``None`` follows the tokenizer. Scores do not
@@ -115,12 +134,16 @@ class ScoreConfig:
             the question before the first ``top_k`` are kept (:mod:`evaluation.retrieval`).
         endpoint: a judge served over the OpenAI chat-completions protocol instead of a model
             loaded here (:mod:`evaluation.endpoint`).
-        seed: judge answer positions and bootstrap resampling.
+        seed: where a judge is shown the chosen answer, the pairs ``self_check`` draws, and
+            ``builtin:random``'s rewards. Nothing is resampled: the accuracy intervals are
+            worked out from the counts.
         confidence: level of the accuracy intervals (Wilson's, with continuity correction).
         resamples: kept in the run's settings for older command lines; the accuracy
             intervals are computed exactly and resample nothing.
         group_by: a record label (``validation.verdict``, ``split``, any scalar field) to report
-            accuracy by; ``None`` uses ``validation.verdict`` when records have it.
+            accuracy by; ``None`` uses ``validation.verdict`` when records have it. Grouped by
+            ``validation.verdict``, the groups are the audit subsets, as ``compare`` reads them
+            (:func:`evaluation.run_summary.audit_subset`: an undecided pair is excluded).
         progress: show a progress bar.
         name: a short name for the run (``rm-8b``), stored in the summary; ``correlate``
             matches downstream rows on it. ``None``: the model as given.
@@ -207,6 +230,17 @@ class ScoreConfig:
         """How a classifier's logits become its reward (:func:`evaluation.forward.readout_rule`):
         the paper's ``softmax(logits)[-1]`` with ``paper_settings``, else ``label_index``."""
         return SOFTMAX_LAST if self.paper_settings else self.label_index
+
+    def too_long_advice(self) -> str:
+        """What a user can do about a pair longer than the length limit, with the options this
+        run may take: ``paper_settings`` fixes the limit and refuses ``--max-length``."""
+        if self.paper_settings:
+            return (
+                f"--paper-settings holds every input to the paper's {PAPER_MAX_LENGTH:,} tokens "
+                "and takes no --max-length: leave the pair out of the data, or score without "
+                "--paper-settings and set a larger --max-length if the model allows it"
+            )
+        return LARGER_LIMIT
 
     def length_limit(self, model_limit: int | None) -> tuple[int | None, str]:
         """The longest sequence allowed, and where that number comes from."""

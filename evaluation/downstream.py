@@ -4,9 +4,10 @@ Three layouts, told apart by what they are:
 
 - **Best-of-N**: ``evaluation_summary.json``, ``{subset: {k: {"mean_score": ..., "num_examples":
   ..., ...}}}``, one file per reward model, which the model's folder names
-  (``bon/rm-a/evaluation_summary.json`` is ``rm-a``). Columns ``bon`` (every subset at one k,
-  each answer weighing the same) and ``bon/<subset>``; k is ``--bon-k``, by default the largest k
-  every file holds for every subset.
+  (``bon/rm-a/evaluation_summary.json`` is ``rm-a``). Columns ``bon`` (every subset the files
+  hold, at one k, each answer weighing the same; a model whose file lacks one is left out of it)
+  and ``bon/<subset>``; k is ``--bon-k``, by default the largest k every file holds for every
+  subset it has.
 - **PPO**: a folder of ``<subset>_<model>_evaluation.txt`` summaries (``Average score:``,
   ``Total entries:``, ``subset:`` lines); the file name gives the model, its ``subset:`` line the
   subset. Columns ``ppo`` (every subset the folder holds, each answer weighing the same; a model
@@ -75,9 +76,15 @@ def is_bon_summary(path: Path) -> bool:
 
 
 def read_bon(paths: Sequence[Path], k: int | None, into: Downstream) -> None:
-    """Best-of-N summaries, one per model, into ``bon`` and ``bon/<subset>`` columns."""
+    """Best-of-N summaries, one per model, into ``bon`` and ``bon/<subset>`` columns.
+
+    ``bon`` pools every subset the files hold, as ``ppo`` does: a model whose file lacks one
+    is left out of it (a mean over fewer subsets is another figure), with a note naming what it
+    lacks, and keeps its ``bon/<subset>`` values."""
     summaries = {path: bon_results(path) for path in paths}
     chosen_k = k if k is not None else common_k(summaries)
+    subsets = {subset for by_subset in summaries.values() for subset in by_subset}
+    into.notes.append(f"bon: best-of-{chosen_k}")
     for path, by_subset in summaries.items():
         model = path.parent.name
         at_k = {}
@@ -86,8 +93,11 @@ def read_bon(paths: Sequence[Path], k: int | None, into: Downstream) -> None:
                 raise EvaluationError(f"{path}: subset {subset!r} has no k={chosen_k}")
             at_k[subset] = by_k[chosen_k]
             into.add(f"bon/{subset}", model, by_k[chosen_k].mean, path)
-        into.add("bon", model, pooled(list(at_k.values())), path)
-    into.notes.append(f"bon: best-of-{chosen_k}")
+        if set(at_k) == subsets:
+            into.add("bon", model, pooled(list(at_k.values())), path)
+        else:
+            lacking = ", ".join(sorted(subsets - set(at_k)))
+            into.notes.append(f"bon: {model} left out of the pooled column (no {lacking})")
 
 
 def bon_results(path: Path) -> dict[str, dict[int, Result]]:
@@ -113,7 +123,7 @@ def bon_results(path: Path) -> dict[str, dict[int, Result]]:
 
 
 def common_k(summaries: dict[Path, dict[str, dict[int, Result]]]) -> int:
-    """The largest k every file holds for every subset."""
+    """The largest k every file holds for every subset it has."""
     shared: set[int] | None = None
     for by_subset in summaries.values():
         for by_k in by_subset.values():

@@ -33,13 +33,20 @@ from evaluation.records import PairRecord
 Mode = Literal["question", "profile"]
 MODES: tuple[Mode, ...] = ("question", "profile")
 PROFILE_FORMATS = ("plain", "benchmark")
+# What to do about a pair longer than the limit, unless the run's settings fix the limit
+# (:meth:`evaluation.config.ScoreConfig.too_long_advice`).
+LARGER_LIMIT = "set a larger --max-length if the model allows it"
 
 
 @dataclass(frozen=True)
 class TokenizedPair:
+    """A pair's two sequences, the profile posts they show, and the posts left out to fit the
+    length limit (of those the pair would have shown without it)."""
+
     chosen: list[int]
     rejected: list[int]
     profile_posts: int = 0
+    profile_posts_dropped: int = 0
 
     @property
     def shared_prefix(self) -> int:
@@ -172,12 +179,14 @@ def tokenize_pairs(
     top_k: int = 10,
     max_length: int | None = None,
     profile_format: str = "plain",
+    too_long_advice: str = LARGER_LIMIT,
 ) -> list[TokenizedPair]:
     """Chosen and rejected token ids of each record, in record order.
 
-    In profile mode a pair longer than ``max_length`` keeps fewer posts (its last ones go first);
-    chosen and rejected always keep the same posts so that they share their prompt. A pair still
-    too long raises :class:`EvaluationError` naming it.
+    In profile mode a pair longer than ``max_length`` keeps fewer posts (its last ones go first)
+    and records how many it dropped; chosen and rejected always keep the same posts so that they
+    share their prompt. A pair still too long raises :class:`EvaluationError` naming it, with
+    ``too_long_advice``.
     """
     check_mode(records, mode)
     chats = [
@@ -195,7 +204,7 @@ def tokenize_pairs(
     if max_length is None:
         return pairs
     return [
-        _fit(tokenizer, record, pair, mode, max_length, profile_format)
+        _fit(tokenizer, record, pair, mode, max_length, profile_format, too_long_advice)
         for record, pair in zip(records, pairs, strict=True)
     ]
 
@@ -207,14 +216,15 @@ def _fit(
     mode: Mode,
     max_length: int,
     profile_format: str,
+    too_long_advice: str,
 ) -> TokenizedPair:
-    posts = pair.profile_posts
+    wanted = posts = pair.profile_posts
     while max(len(pair.chosen), len(pair.rejected)) > max_length:
         if mode != "profile" or posts == 0:
             longest = max(len(pair.chosen), len(pair.rejected))
             raise EvaluationError(
                 f"record {record.id!r}: {longest} tokens, more than the limit of {max_length} "
-                "(set a larger --max-length if the model allows it)"
+                f"({too_long_advice})"
             )
         posts -= 1
         chosen, rejected = encode_chats(
@@ -224,5 +234,5 @@ def _fit(
                 for answer in (record.chosen, record.rejected)
             ],
         )
-        pair = TokenizedPair(chosen, rejected, posts)
+        pair = TokenizedPair(chosen, rejected, posts, wanted - posts)
     return pair

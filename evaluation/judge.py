@@ -129,9 +129,11 @@ def pair_score(
     verdicts: Sequence[JudgeVerdict],
     posts: int,
     answer_tokens: tuple[int, int] = (0, 0),
+    posts_dropped: int = 0,
 ) -> PairScore:
-    """The pair's outcome from its verdicts; ``answer_tokens``: the lengths of the chosen and
-    rejected answers in tokens."""
+    """The pair's outcome from its verdicts; ``posts``: the profile posts its prompts showed
+    (the fewest of any), ``posts_dropped``: those left out to fit the length limit;
+    ``answer_tokens``: the lengths of the chosen and rejected answers in tokens."""
     picks = [verdict.picked for verdict in verdicts]
     if any(pick is None for pick in picks):
         outcome = "unparsed"
@@ -150,6 +152,7 @@ def pair_score(
         chosen_tokens=answer_tokens[0],
         rejected_tokens=answer_tokens[1],
         profile_posts=posts,
+        profile_posts_dropped=posts_dropped,
         verdicts=tuple(verdicts),
     )
 
@@ -171,36 +174,49 @@ def judge_pairs(
     ]
     max_length, _ = config.length_limit(loaded.max_length)
     prompt_limit = None if max_length is None else max_length - config.new_tokens
-    prompts = []
-    posts_used = [shown_posts(r, config) for r in records]
-    for index, position in jobs:
-        ids, posts_used[index] = _prompt_ids(
-            loaded.tokenizer, records[index], position, config, prompt_limit
-        )
-        prompts.append(ids)
-    replies = generate_replies(loaded, prompts, config)
+    fitted = [
+        _prompt_ids(loaded.tokenizer, records[index], position, config, prompt_limit)
+        for index, position in jobs
+    ]
+    replies = generate_replies(loaded, [prompt.ids for prompt in fitted], config)
     verdicts: list[list[JudgeVerdict]] = [[] for _ in records]
-    for (index, position), reply in zip(jobs, replies, strict=True):
+    posts_shown: list[list[int]] = [[] for _ in records]
+    for (index, position), reply, prompt in zip(jobs, replies, fitted, strict=True):
         verdicts[index].append(verdict_of(position, reply))
+        posts_shown[index].append(prompt.posts)
     scores = [
-        pair_score(r, v, posts, tokens)
-        for r, v, posts, tokens in zip(
-            records, verdicts, posts_used, answer_lengths(loaded.tokenizer, records), strict=True
+        _judged_pair(record, got, shown, tokens, config)
+        for record, got, shown, tokens in zip(
+            records, verdicts, posts_shown, answer_lengths(loaded.tokenizer, records), strict=True
         )
     ]
-    lengths = [len(ids) for ids in prompts]
+    lengths = [len(prompt.ids) for prompt in fitted]
     batches = plan_batches(
         [n + config.new_tokens for n in lengths], config.batch_tokens(loaded.device)
     )
     computed = sum(len(batch) * max(lengths[i] for i in batch) for batch in batches)
     stats = RunStats(
         pairs=len(records),
-        sequences=len(prompts),
+        sequences=len(fitted),
         real_tokens=sum(lengths),
         computed_positions=computed,
         padding_positions=computed - sum(lengths),
     )
     return scores, stats
+
+
+def _judged_pair(
+    record: PairRecord,
+    verdicts: Sequence[JudgeVerdict],
+    posts_shown: Sequence[int],
+    answer_tokens: tuple[int, int],
+    config: ScoreConfig,
+) -> PairScore:
+    """The pair's score, with the posts its prompts showed (the fewest, when it was asked in
+    both orders) and those dropped to fit, counted against what it would have been shown."""
+    shown = min(posts_shown, default=shown_posts(record, config))
+    dropped = shown_posts(record, config) - shown
+    return pair_score(record, verdicts, shown, answer_tokens, dropped)
 
 
 def answer_lengths(tokenizer: Any, records: Sequence[PairRecord]) -> list[tuple[int, int]]:
@@ -226,20 +242,29 @@ def ordered(record: PairRecord, position: str) -> tuple[str, str]:
     return record.rejected, record.chosen
 
 
+@dataclass(frozen=True)
+class FittedPrompt:
+    """One judge prompt's token ids and the profile posts it shows after fitting the limit."""
+
+    ids: list[int]
+    posts: int
+
+
 def _prompt_ids(
     tokenizer: Any, record: PairRecord, position: str, config: ScoreConfig, limit: int | None
-) -> tuple[list[int], int]:
+) -> FittedPrompt:
     first, second = ordered(record, position)
     posts = shown_posts(record, config)
     while True:
         chat = judge_chat(record, first, second, config, posts)
         [ids] = encode_chats(tokenizer, [chat], add_generation_prompt=True)
         if limit is None or len(ids) <= limit:
-            return ids, posts
+            return FittedPrompt(ids, posts)
         if posts == 0:
             raise EvaluationError(
                 f"record {record.id!r}: the judge prompt has {len(ids)} tokens, more than {limit} "
-                "(set a larger --max-length if the model allows it)"
+                f"(the length limit less {config.new_tokens} new tokens for the reply; "
+                f"{config.too_long_advice()}, or give a smaller --max-new-tokens)"
             )
         posts -= 1
 

@@ -8,11 +8,37 @@ the orders of the whole run are drawn before its pairs are shared out between pr
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from evaluation.config import ScoreConfig
 from evaluation.records import PairRecord
 
-__all__ = ["chosen_positions", "judge_positions", "paper_positions"]
+__all__ = ["JudgeOrder", "chosen_positions", "judge_order", "judge_positions", "paper_positions"]
+
+
+@dataclass(frozen=True)
+class JudgeOrder:
+    """How a run decides where the chosen answer is shown: ``key`` for code, ``words`` for the
+    run card. :func:`judge_positions` draws the orders by it, so the card says what was done."""
+
+    key: str
+    words: str
+
+
+# The card's words stay those of earlier runs' cards, so that cards can be compared.
+BOTH_ORDERS = JudgeOrder("both", "both orders")
+BENCHMARK_ORDER = JudgeOrder("benchmark", "the benchmark's")
+SEEDED_ORDER = JudgeOrder("per-pair", "per pair, from the seed")
+
+
+def judge_order(config: ScoreConfig) -> JudgeOrder:
+    """The rule that decides the run's judge orders: both orders when asked (also with the
+    paper's settings), else the benchmark's draw with the paper's settings, else per pair."""
+    if config.both_orders:
+        return BOTH_ORDERS
+    if config.paper_settings:
+        return BENCHMARK_ORDER
+    return SEEDED_ORDER
 
 
 def chosen_positions(pair_id: str, seed: int, both_orders: bool) -> list[str]:
@@ -42,6 +68,8 @@ def paper_positions(records: Sequence[PairRecord], seed: int) -> dict[str, list[
 def judge_positions(records: Sequence[PairRecord], config: ScoreConfig) -> dict[str, list[str]]:
     """Each pair's judgements: where the chosen answer is shown in each, for the whole run
     (drawn before the pairs are shared out between processes)."""
-    if config.paper_settings and not config.both_orders:
+    order = judge_order(config)
+    if order is BENCHMARK_ORDER:
         return paper_positions(records, config.seed)
-    return {r.id: chosen_positions(r.id, config.seed, config.both_orders) for r in records}
+    both = order is BOTH_ORDERS
+    return {r.id: chosen_positions(r.id, config.seed, both) for r in records}

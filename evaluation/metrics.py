@@ -19,11 +19,12 @@ method 4), which keeps its 95 % at the few dozen pairs a category or an audit su
 Benchmark accuracy per reward model is related to downstream results (Best-of-N, PPO) by
 correlations (Pearson, Spearman, Kendall, with Fisher intervals) and by the ranking measures
 the paper uses: NDCG, rank-biased overlap (Corsi and Urbano's RBO^a with ties) and weighted
-Kendall's tau (:func:`ranking_agreement`, with bootstrap intervals over models). With
-:data:`FEW_MODELS` models or fewer, p-values are exact permutation p-values, ``smallest_p``
-and ``note`` say when no p-value could fall below 0.05, and no interval over models is given:
-``reason`` says so, as it says why any other figure is missing or why an interval shown is
-marked ``reliable = False``.
+Kendall's tau (:func:`ranking_agreement`, with bootstrap intervals over models, and no
+p-value). With :data:`FEW_MODELS` models or fewer, the correlations' p-values are exact
+permutation p-values, ``smallest_p`` and ``note`` say when no p-value could fall below 0.05,
+and only Pearson keeps an interval (Fisher's, from 4 models on): Spearman, Kendall and the
+ranking measures get none, and each one's ``reason`` says why in its own terms, as it says
+why any other figure is missing or why an interval shown is marked ``reliable = False``.
 """
 
 import functools
@@ -38,7 +39,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 from scipy import stats
 
-from evaluation.significance import corrected_wilson_interval
+from evaluation.significance import corrected_wilson_interval, two_proportions
 
 Outcome = Literal["correct", "wrong", "tie", "unparsed"]
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
@@ -46,6 +47,9 @@ RESAMPLES = 2000
 ACCURACY_INTERVAL = "wilson_cc"
 ACCURACY_INTERVAL_WORDS = "Wilson score interval with continuity correction (Newcombe method 4)"
 ACCURACY_INTERVAL_NAME = "Wilson, continuity-corrected"
+# What accuracy_difference gives, as compare does for validated against excluded pairs.
+DIFFERENCE_INTERVAL = "newcombe_hybrid"
+DIFFERENCE_TEST = "fisher_exact"
 
 
 def outcome_of(chosen: float, rejected: float, tie_tolerance: float = 0.0) -> Outcome:
@@ -178,45 +182,43 @@ def accuracy_summary(
 
 @dataclass(frozen=True)
 class Difference:
+    """Accuracy of one set of pairs minus another's. ``interval`` names how ``ci_low`` and
+    ``ci_high`` were found, ``test`` how ``p_value`` was."""
+
     difference: float | None
     ci_low: float | None
     ci_high: float | None
     confidence: float
+    p_value: float | None = None
+    interval: str = DIFFERENCE_INTERVAL
+    test: str = DIFFERENCE_TEST
 
 
 def accuracy_difference(
-    first: Sequence[str],
-    second: Sequence[str],
-    *,
-    resamples: int = RESAMPLES,
-    confidence: float = 0.95,
-    seed: int = 0,
+    first: Sequence[str], second: Sequence[str], *, confidence: float = 0.95
 ) -> Difference:
-    """Accuracy of ``first`` minus accuracy of ``second`` (validated minus excluded, say).
+    """Accuracy of ``first`` minus accuracy of ``second`` (validated minus excluded, say), ties
+    left out as in :func:`accuracy_stats`, with the interval and test ``compare`` gives the same
+    two sets of pairs: Newcombe's hybrid score interval and Fisher's exact p-value
+    (:func:`evaluation.significance.two_proportions`). ``None`` figures when either set decided
+    no pair.
 
-    The interval resamples each group's pairs independently.
+    Two independent sets: the interval keeps its width where a percentile bootstrap of the
+    observed outcomes collapses (20 right of 20 against 10 of 10 resamples to [0, 0] only).
+
+    >>> d = accuracy_difference(["correct"] * 20, ["correct"] * 10)
+    >>> d.difference, [round(bound, 3) for bound in (d.ci_low, d.ci_high)], d.p_value
+    (0.0, [-0.161, 0.278], 1.0)
     """
-    a = Counter(first)
-    b = Counter(second)
-    if not (a["correct"] + a["wrong"]) or not (b["correct"] + b["wrong"]):
-        return Difference(None, None, None, confidence)
-    point = a["correct"] / (a["correct"] + a["wrong"]) - b["correct"] / (b["correct"] + b["wrong"])
-    if resamples <= 0:
-        return Difference(point, None, None, confidence)
-    rng = np.random.default_rng(seed)
-    values = []
-    for counts in (a, b):
-        n = sum(counts.values())
-        probabilities = [counts["correct"] / n, counts["wrong"] / n]
-        draws = rng.multinomial(n, [*probabilities, 1 - sum(probabilities)], size=resamples)
-        decided = draws[:, 0] + draws[:, 1]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values.append(draws[:, 0] / decided)
-    differences = values[0] - values[1]
-    differences = differences[~np.isnan(differences)]
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(differences, [tail, 1 - tail])
-    return Difference(point, float(low), float(high), confidence)
+    right_first, decided_first = _right_and_decided(first)
+    right_second, decided_second = _right_and_decided(second)
+    test = two_proportions(right_first, decided_first, right_second, decided_second, confidence)
+    return Difference(test.difference, test.ci_low, test.ci_high, confidence, test.p_value)
+
+
+def _right_and_decided(outcomes: Sequence[str]) -> tuple[int, int]:
+    counts = Counter(outcomes)
+    return counts["correct"], counts["correct"] + counts["wrong"]
 
 
 @dataclass(frozen=True)
@@ -271,10 +273,11 @@ class Correlation:
 
     ``interval`` says how ``ci_low`` and ``ci_high`` were found: ``fisher`` (Fisher's z) or
     ``bootstrap`` (percentile, resampling models), and ``None`` when there is none, with
-    ``reason`` saying why (too few models for the interval to keep its level, every resample
-    giving the same value, a coefficient that is undefined). ``p_method`` says how ``p_value``
-    was found: ``exact permutation`` (every order of the downstream values, for few models),
-    ``t`` / ``exact`` / ``normal`` (scipy's, for more). The ranking measures have no p-value.
+    ``reason`` saying why for this measure (too few models for its interval to keep its level,
+    every resample giving the same value, a coefficient that is undefined and which series makes
+    it so). ``p_method`` says how ``p_value`` was found: ``exact permutation`` (every order of
+    the downstream values, for few models), ``t`` / ``exact`` / ``normal`` (scipy's, for more).
+    The ranking measures have no p-value.
     """
 
     method: str
@@ -302,18 +305,28 @@ class Correlation:
 # values (9! = 362,880 orders, under a second), and no interval resamples the models: a
 # percentile bootstrap over 4 models covers 0.83 and is of zero width 17 % of the time
 # (bench/coverage_bench.py), its coverage over a handful depends on the unknown correlation,
-# and Fisher's z for rank correlations rests on asymptotic variance factors. Above it,
-# scipy's tests and the intervals stand.
+# and Fisher's z for rank correlations rests on asymptotic variance factors. Pearson's Fisher
+# interval stays (see FISHER_VARIANCE). Above it, scipy's tests and the intervals stand.
 FEW_MODELS = 9
-FEW_MODELS_REASON = (
-    "no interval with {n} models: an interval over {limit} models or fewer falls well short of "
-    "its level (bench/coverage_bench.py); the exact p-value is the test"
+# Why Spearman and Kendall have no interval at FEW_MODELS or fewer: they keep their test.
+FEW_MODELS_RANK_CORRELATION_REASON = (
+    "no interval with {n} models: at {limit} models or fewer a percentile bootstrap falls well "
+    "short of its level (bench/coverage_bench.py) and Fisher's z for a rank correlation rests "
+    "on asymptotic variance factors; its exact permutation p-value is the test"
+)
+# Why NDCG, RBO and weighted tau have no interval there: they have no p-value either.
+FEW_MODELS_RANKING_REASON = (
+    "no interval with {n} models: a bootstrap over {limit} models or fewer falls well short of "
+    "its level (bench/coverage_bench.py), and this measure has no p-value: the figure describes "
+    "these {n} models and tests nothing"
 )
 DEGENERATE_REASON = "no interval: every resample gave the same value (a zero-width interval)"
-UNDEFINED_REASON = "undefined: one of the two series has a single value"
+UNDEFINED_REASON = "undefined for these values"
 
 # Variance factors of Fisher's z for each coefficient, and the number subtracted from n:
-# var(z) = factor / (n - offset). Pearson's is exact for normal data; Spearman's is Bonett and
+# var(z) = factor / (n - offset). Pearson's 1 / (n - 3) is an approximation that rests on
+# bivariate normal values (simulated there, its interval covered 0.94 to 0.97 at 4 to 9 models:
+# tests/evaluation/test_correlate_reasons.py); Spearman's is Bonett and
 # Wright's (2000) 1 + r^2 / 2, which holds 0.936 or more at 10 to 40 models up to rho = 0.95
 # where Fieller, Hartley and Pearson's constant 1.06 covered 0.86 to 0.91
 # (bench/coverage_bench.py), computed from r in fisher_interval (the table's 1.06 is unused);
@@ -433,7 +446,8 @@ def correlations(
 
     With :data:`FEW_MODELS` models or fewer, every p-value is the exact permutation p-value
     and the rank correlations get no interval (``reason`` says why); Pearson keeps its Fisher
-    interval where ``n > 3``. With more, scipy's tests and Fisher intervals.
+    interval where ``n > 3``, an approximation that rests on bivariate normal values. With
+    more, scipy's tests and Fisher intervals.
 
     >>> [round(c.coefficient, 2) for c in correlations([1, 2, 3, 4, 5], [2, 1, 4, 3, 5])]
     [0.8, 0.8, 0.6]
@@ -455,7 +469,7 @@ def correlations(
             result = function(x, y)
         coefficient = float(result.statistic)
         if math.isnan(coefficient):
-            results.append(_undefined(method, n, confidence))
+            results.append(_undefined(method, n, confidence, undefined_reason(method, x, y)))
             continue
         smallest, note = None, None
         if few:
@@ -471,7 +485,7 @@ def correlations(
         interval = None
         reliable = True
         if few and method != "pearson":
-            reason = FEW_MODELS_REASON.format(n=n, limit=FEW_MODELS)
+            reason = FEW_MODELS_RANK_CORRELATION_REASON.format(n=n, limit=FEW_MODELS)
         else:
             interval = fisher_interval(coefficient, n, method, confidence)
             if interval is None:
@@ -510,7 +524,7 @@ def _interval_fields(interval: tuple[float, float] | None, kind: str) -> dict[st
     return {"ci_low": low, "ci_high": high, "interval": kind if interval else None}
 
 
-def _undefined(method: str, n: int, confidence: float) -> Correlation:
+def _undefined(method: str, n: int, confidence: float, reason: str) -> Correlation:
     return Correlation(
         method=method,
         n=n,
@@ -520,8 +534,28 @@ def _undefined(method: str, n: int, confidence: float) -> Correlation:
         ci_high=None,
         confidence=confidence,
         interval=None,
-        reason=UNDEFINED_REASON,
+        reason=reason,
     )
+
+
+def undefined_reason(method: str, x: Sequence[float], y: Sequence[float]) -> str:
+    """Why ``method`` of benchmark values ``x`` against downstream values ``y`` came out
+    undefined. NDCG is undefined only when every gain is 0; the correlations and weighted tau
+    (scipy's ``weightedtau``) whenever either series is constant, so the reason names it.
+
+    >>> undefined_reason("weighted_tau", [0.6, 0.7, 0.8], [0.5, 0.5, 0.5])
+    'undefined: all 3 downstream values are 0.5'
+    >>> undefined_reason("ndcg", [0.6, 0.7, 0.8], [0, 0, 0])
+    'undefined: all 3 downstream values are 0, and NDCG has no gain to rank by'
+    """
+    if method == "ndcg" and not any(y):
+        return f"undefined: all {len(y)} downstream values are 0, and NDCG has no gain to rank by"
+    constant = [
+        f"all {len(values)} {name} values are {values[0]:g}"
+        for name, values in (("benchmark", x), ("downstream", y))
+        if len(set(values)) == 1
+    ]
+    return f"undefined: {' and '.join(constant)}" if constant else UNDEFINED_REASON
 
 
 def paired_values(
@@ -715,7 +749,8 @@ def ranking_agreement(
     downstream result ``y``: NDCG (``y`` as the gains), rank-biased overlap with persistence
     ``persistence`` (ties aware), and weighted Kendall's tau, each with a bootstrap interval
     over models when there are more than :data:`FEW_MODELS` of them and the interval is not
-    of zero width; otherwise ``reason`` says why there is none.
+    of zero width (marked ``reliable = False`` up to :data:`BOOTSTRAP_RELIABLE` models);
+    otherwise ``reason`` says why there is none. None has a p-value.
 
     NDCG is left out when a downstream value is negative (gains cannot be).
 
@@ -742,7 +777,7 @@ def ranking_agreement(
             statistic, x, y, resamples=resamples, confidence=confidence, seed=seed
         )
         if math.isnan(coefficient):
-            interval, reason = None, "undefined: every downstream value is 0"
+            interval, reason = None, undefined_reason(method, x, y)
         reliable = interval is None or n > BOOTSTRAP_RELIABLE
         if not reliable:
             reason = BOOTSTRAP_REASON.format(n=n, limit=BOOTSTRAP_RELIABLE)
@@ -770,7 +805,7 @@ def _ranking_interval(
     """The bootstrap interval over models, or ``None`` and why: too few models, no resamples
     asked for, or every resample giving the same value."""
     if len(x) <= FEW_MODELS:
-        return None, FEW_MODELS_REASON.format(n=len(x), limit=FEW_MODELS)
+        return None, FEW_MODELS_RANKING_REASON.format(n=len(x), limit=FEW_MODELS)
     if options["resamples"] <= 0:
         return None, "no interval: no resamples asked for"
     interval = bootstrap_over_models(statistic, x, y, **options)

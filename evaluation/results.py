@@ -5,8 +5,8 @@ Files written to ``OUT/``:
 - ``scores.jsonl``: one object per pair, in input order (see :meth:`PairScore.as_dict`);
 - ``summary.json``: settings, the run card (what the scores depend on, see
   :mod:`evaluation.run_card`), the self-check when one was asked for, run figures, how inputs
-  were fitted to the length limit, and accuracy overall / per category / per group (ties left
-  out, and ties as wrong, each with its interval).
+  were fitted to the length limit, how the pairs were grouped, and accuracy overall / per
+  category / per group (ties left out, and ties as wrong, each with its interval).
 """
 
 import os
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from evaluation import strict_json
-from evaluation.config import PAPER_MAX_LENGTH
+from evaluation.config import PAPER_MAX_LENGTH, level_percent
 from evaluation.errors import EvaluationError
 from evaluation.metrics import AccuracyStats, AccuracySummary, PositionStats
 
@@ -53,7 +53,11 @@ class PairScore:
     rejected_score: float | None
     chosen_tokens: int = 0
     rejected_tokens: int = 0
+    # The profile posts the model was shown, and those left out to fit the length limit (of
+    # the ones it would have been shown without it), as the code that built the input counted
+    # them; a judge asked in both orders: the fewest any of its prompts showed.
     profile_posts: int = 0
+    profile_posts_dropped: int = 0
     verdicts: tuple[JudgeVerdict, ...] = ()
     # The pair's value of the label the run groups by (``validated``, say), for ``compare``.
     group: str | None = None
@@ -76,6 +80,8 @@ class PairScore:
             "rejected_tokens": self.rejected_tokens,
             "profile_posts": self.profile_posts,
         }
+        if self.profile_posts_dropped:
+            row["profile_posts_dropped"] = self.profile_posts_dropped
         if self.group is not None:
             row["group"] = self.group
         if self.verdicts:
@@ -121,8 +127,10 @@ class RunStats:
 
 @dataclass(frozen=True)
 class InputFit:
-    """The length limit inputs were fitted to, where it came from, and what fitting cost: in
-    profile mode, pairs that kept fewer posts than ``top_k`` (or than they have) to fit."""
+    """The length limit inputs were fitted to, where it came from, and what fitting cost: the
+    profile posts left out to fit and the pairs they came from, summed from each pair's own
+    count (:attr:`PairScore.profile_posts_dropped`), whatever showed the posts: profile mode,
+    or a judge template's ``{profile}`` in any mode."""
 
     length_limit: int | None
     length_limit_source: str
@@ -150,6 +158,9 @@ class ScoreResult:
     # A judge's accuracy with unparsed replies read as "A", the benchmark's count
     # (:mod:`evaluation.paper_protocol`); None for a classifier, which has no such replies.
     paper_summary: AccuracySummary | None = None
+    # How the pairs were put in groups, when the groups are not the label's own values (the
+    # audit subsets of ``validation.verdict``: :func:`evaluation.run_summary.grouping`).
+    grouping: dict[str, Any] | None = None
 
     def summary_dict(self) -> dict[str, Any]:
         """The content of ``summary.json``."""
@@ -167,6 +178,7 @@ class ScoreResult:
             "environment": self.environment,
             "run": self.stats.as_dict(),
             "inputs": self.fit.as_dict() if self.fit else None,
+            "grouping": self.grouping,
             "accuracy": self.summary.as_dict(),
             "accuracy_paper": paper,
             "positions": self.positions.as_dict() if self.positions else None,
@@ -255,7 +267,7 @@ def format_table(result: ScoreResult) -> str:
     paper's figure), each with its interval; ties, tie rate and unparsed replies; the length
     limit and the profile posts dropped to fit it."""
     summary = result.summary
-    level = f"{round(100 * summary.overall.confidence)}% CI"
+    level = f"{level_percent(summary.overall.confidence)} CI"
     # Wide enough for the longest name: category names are never cut.
     width = max(32, *(len(f"  {name}") for name in [*summary.by_group, *summary.by_category]))
     header = (
@@ -266,6 +278,8 @@ def format_table(result: ScoreResult) -> str:
     if summary.by_group:
         lines.append(f"by {summary.group_by}:")
         lines += [_row(f"  {name}", stats, width) for name, stats in summary.by_group.items()]
+        if result.grouping is not None:
+            lines.append(f"  {result.grouping['words']}")
     if summary.by_category:
         lines.append("by category:")
         lines += [
@@ -276,7 +290,7 @@ def format_table(result: ScoreResult) -> str:
     if result.paper_summary is not None:
         lines += _paper_lines(result.paper_summary, width)
     if result.fit is not None:
-        lines += _fit_lines(result.fit, len(result.pairs))
+        lines += _fit_lines(result.fit, result.pairs)
     run = result.stats.as_dict()
     speed = run["pairs_per_second"]
     lines.append(
@@ -317,7 +331,7 @@ def self_check_line(check: dict[str, Any]) -> str:
     )
 
 
-def _fit_lines(fit: InputFit, pairs: int) -> list[str]:
+def _fit_lines(fit: InputFit, pairs: Sequence[PairScore]) -> list[str]:
     limit = "none" if fit.length_limit is None else f"{fit.length_limit:,} tokens"
     line = f"length limit: {limit} ({fit.length_limit_source}"
     if fit.length_limit != fit.paper_length_limit:
@@ -326,9 +340,13 @@ def _fit_lines(fit: InputFit, pairs: int) -> list[str]:
     if fit.length_limit is not None and model is not None and fit.length_limit > model:
         line += f"; more than the model's {model:,} positions"
     lines = [line + ")"]
-    if fit.mode == "profile":
+    # Whether any input had room for posts, from what each pair was shown or lost.
+    offered = any(pair.profile_posts or pair.profile_posts_dropped for pair in pairs)
+    if offered:
         lines.append(
             f"profile posts dropped to fit: {fit.posts_dropped} from "
-            f"{fit.pairs_with_posts_dropped} of {pairs} pairs"
+            f"{fit.pairs_with_posts_dropped} of {len(pairs)} pairs"
         )
+    elif fit.mode == "profile":
+        lines.append("profile posts shown: none (no pair's input has a place for them)")
     return lines

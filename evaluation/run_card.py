@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evaluation.config import ScoreConfig
+from evaluation.judge_order import judge_order
 
 if TYPE_CHECKING:
     from evaluation.models import LoadedModel
@@ -151,7 +152,7 @@ def judge_settings(loaded: "LoadedModel", config: ScoreConfig) -> dict[str, Any]
     return {
         "judge_template": None if template is None else template.describe(),
         "max_new_tokens": config.new_tokens,
-        "judge_order": "the benchmark's" if config.paper_settings else "per pair, from the seed",
+        "judge_order": judge_order(config).words,
         "seed": config.seed,
     }
 

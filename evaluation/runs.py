@@ -2,10 +2,11 @@
 
 A run folder holds ``scores.jsonl`` (one row per pair: ``id``, ``category``, ``outcome`` and,
 when the run grouped its pairs, ``group``) and ``summary.json`` (``settings.name`` names the
-run). A pair's audit subset comes from its ``group`` when that is a verdict: ``validated``, or
-``excluded`` / ``undecided`` (an undecided pair counts as excluded, as in exports and on the
-evaluations page). Runs of an export written with ``--with-validation`` (or by
-``manage.py evaluate``) carry it.
+run). A pair's audit subset comes from its ``group`` when that is a verdict or a subset:
+``validated``, or ``excluded`` / ``undecided`` (an undecided pair counts as excluded, as
+``score`` counts it, and as in exports and on the evaluations page:
+:func:`evaluation.run_summary.audit_subset`, the one definition). Runs of an export written
+with ``--with-validation`` (or by ``manage.py evaluate``) carry it.
 """
 
 import json
@@ -17,8 +18,8 @@ from typing import Any
 from evaluation.compare import PairLabel, RunOutcomes
 from evaluation.errors import EvaluationError
 from evaluation.metrics import OUTCOMES
+from evaluation.run_summary import EXCLUDED_WORDS, audit_subset
 
-SUBSET_OF_VERDICT = {"validated": "validated", "excluded": "excluded", "undecided": "excluded"}
 SHOWN_MISSING = 3
 
 
@@ -34,7 +35,8 @@ class RunFolder:
 
 
 def subset_of(group: Any) -> str | None:
-    return SUBSET_OF_VERDICT.get(str(group)) if group is not None else None
+    """A pair's audit subset from the ``group`` its run wrote (``None``: not a verdict)."""
+    return audit_subset(group)
 
 
 def read_run(path: str | Path) -> RunFolder:
@@ -144,6 +146,8 @@ def align_runs(folders: Sequence[RunFolder], *, intersect: bool = False) -> Alig
             "the runs carry no verdicts, so there is no validated or excluded subset (score an "
             "export written with --with-validation)"
         )
+    else:
+        notes.append(EXCLUDED_WORDS)
     return Aligned(runs, labels, notes)
 
 

@@ -141,6 +141,7 @@ def score_alone(
         top_k=config.top_k,
         max_length=max_length,
         profile_format=config.profile_format,
+        too_long_advice=config.too_long_advice(),
     )
     side = str(config.padding_side or getattr(loaded.tokenizer, "padding_side", "right"))
     chosen, rejected = (
@@ -209,6 +210,7 @@ def classify_pairs(
         top_k=config.top_k,
         max_length=max_length,
         profile_format=config.profile_format,
+        too_long_advice=config.too_long_advice(),
     )
     use_prefix = config.prefix_reuse == "on" or (
         config.prefix_reuse == "auto" and config.mode == "profile"
@@ -232,6 +234,7 @@ def classify_pairs(
             chosen_tokens=len(tokens.chosen),
             rejected_tokens=len(tokens.rejected),
             profile_posts=tokens.profile_posts,
+            profile_posts_dropped=tokens.profile_posts_dropped,
         )
         for pair, tokens, c, r in zip(
             pairs, tokenized, chosen.tolist(), rejected.tolist(), strict=True

@@ -346,7 +346,7 @@ def test_it_correlates_benchmark_accuracy_with_downstream_scores(tmp_path, capsy
     printed = capsys.readouterr().out
     assert "spearman" in printed
     assert "0.0167 (exact)" in printed
-    assert "note: no interval with 5 models" in printed
+    assert "note (spearman, kendall): no interval with 5 models" in printed
     assert "left out (in one file only): m6" in printed
 
 
