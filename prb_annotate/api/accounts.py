@@ -5,9 +5,9 @@ reopening a closed campaign for replacements. The same services as the campaign 
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -17,8 +17,10 @@ from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import managed_campaign
 from prb_annotate.campaigns.accounts import (
     MAX_ANNOTATORS,
+    AnnotatorEntry,
     AnnotatorListError,
     add_annotators,
+    entries_from_rows,
     parse_annotators,
 )
 from prb_annotate.campaigns.lifecycle import (
@@ -30,6 +32,8 @@ from prb_annotate.campaigns.lifecycle import (
 from prb_annotate.campaigns.members import (
     ANSWER_CHOICES,
     MemberError,
+    NotYoursToSpeakFor,
+    campaign_account_or_404,
     reissue_set_password_link,
     remove_member,
 )
@@ -41,6 +45,11 @@ class AnnotatorEntrySerializer(serializers.Serializer):
 
 
 class AddAnnotatorsSerializer(serializers.Serializer):
+    """``annotators``, each entry one account (its username is never split, skipped or taken
+    for a header), or ``text`` read as the campaign page reads a pasted list. The entries are
+    in ``validated_data["entries"]``; a problem is reported under ``annotators.<index>.<field>``
+    or under ``text``."""
+
     annotators = AnnotatorEntrySerializer(many=True, required=False, allow_empty=False)
     text = serializers.CharField(
         required=False,
@@ -51,18 +60,35 @@ class AddAnnotatorsSerializer(serializers.Serializer):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("annotators" in attrs) == ("text" in attrs):
-            raise serializers.ValidationError({"annotators": ["Give annotators or text."]})
+            raise serializers.ValidationError({"annotators": [gettext("Give annotators or text.")]})
         if len(attrs.get("annotators", ())) > MAX_ANNOTATORS:
-            raise serializers.ValidationError(
-                {"annotators": [f"At most {MAX_ANNOTATORS} annotators at once."]}
-            )
+            message = gettext("At most %(most)d annotators at once.") % {"most": MAX_ANNOTATORS}
+            raise serializers.ValidationError({"annotators": [message]})
+        source = "text" if "text" in attrs else "annotators"
+        try:
+            attrs["entries"] = _entries(attrs)
+        except AnnotatorListError as exc:
+            raise serializers.ValidationError(list_errors(source, exc)) from exc
         return attrs
 
-    def as_text(self) -> str:
-        data = self.validated_data
-        if "text" in data:
-            return str(data["text"])
-        return "\n".join(f"{row['username']} {row['email']}".strip() for row in data["annotators"])
+
+def _entries(attrs: dict[str, Any]) -> list[AnnotatorEntry]:
+    if "text" in attrs:
+        return parse_annotators(str(attrs["text"]))
+    return entries_from_rows([(row["username"], row["email"]) for row in attrs["annotators"]])
+
+
+def list_errors(source: str, error: AnnotatorListError) -> dict[str, list[str]]:
+    """The list's problems under the field the list came in: ``text``'s as its "line N: ..."
+    lines; a structured list's under ``annotators.<index>.<field>`` (the whole list's under
+    ``annotators``)."""
+    if source == "text":
+        return {"text": error.problems}
+    errors: dict[str, list[str]] = {}
+    for problem in error.located:
+        where = source if problem.line is None else f"{source}.{problem.line}.{problem.field}"
+        errors.setdefault(where, []).append(problem.message)
+    return errors
 
 
 class AddedAnnotatorSerializer(serializers.Serializer):
@@ -77,7 +103,8 @@ class AddedAnnotatorSerializer(serializers.Serializer):
 class CampaignAnnotators(APIView):
     """Add annotators, making the accounts that do not exist yet: each new account's one-time
     "set your password" link is in the answer (and mailed when email is configured). All or
-    nothing: a bad line refuses the whole list with 400, naming each problem's line."""
+    nothing: a bad entry refuses the whole list with 400, naming each problem's entry index and
+    field (``annotators``) or line (``text``)."""
 
     parser_classes = [JSONParser]
 
@@ -88,11 +115,12 @@ class CampaignAnnotators(APIView):
         campaign = managed_campaign(request, campaign_id)
         body = AddAnnotatorsSerializer(data=request.data)
         body.is_valid(raise_exception=True)
+        entries = body.validated_data["entries"]
+        source = "text" if "text" in body.validated_data else "annotators"
         try:
-            entries = parse_annotators(body.as_text())
             added = add_annotators(campaign, entries, site=request.build_absolute_uri("/"))
         except AnnotatorListError as exc:
-            raise serializers.ValidationError({"annotators": exc.problems}) from exc
+            raise serializers.ValidationError(list_errors(source, exc)) from exc
         rows = AddedAnnotatorSerializer(added, many=True).data
         return Response(rows, status=status.HTTP_201_CREATED)
 
@@ -113,10 +141,6 @@ class RemovedMemberSerializer(serializers.Serializer):
     statement = serializers.CharField()
 
 
-def _member(annotator_id: int) -> User:
-    return get_object_or_404(User, pk=annotator_id)
-
-
 class CampaignMemberRemove(APIView):
     """Remove an annotator: their reservations are freed now, and ``answers`` says whether the
     audit keeps their submitted answers (``keep``) or leaves them out (``leave_out``)."""
@@ -129,10 +153,9 @@ class CampaignMemberRemove(APIView):
         body = RemoveMemberSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         by = request.user if isinstance(request.user, User) else None
+        member = campaign_account_or_404(campaign, annotator_id)
         try:
-            removed = remove_member(
-                campaign, _member(annotator_id), body.validated_data["answers"], by=by
-            )
+            removed = remove_member(campaign, member, body.validated_data["answers"], by=by)
         except MemberError as exc:
             raise serializers.ValidationError({exc.field: [str(exc)]}) from exc
         return Response(RemovedMemberSerializer(removed).data)
@@ -140,16 +163,20 @@ class CampaignMemberRemove(APIView):
 
 class CampaignMemberSetPasswordLink(APIView):
     """A new one-time "set your password" link for an annotator whose account has no password
-    yet (the earlier link lost or expired); 400 for an account that cannot have one."""
+    yet (the earlier link lost or expired); 400 for an account that cannot have one, 403 for
+    one the requester may not speak for (``members.may_speak_for``)."""
 
     parser_classes = [JSONParser]
 
     @extend_schema(request=None, responses={201: AddedAnnotatorSerializer})
     def post(self, request: Request, campaign_id: int, annotator_id: int) -> Response:
         campaign = managed_campaign(request, campaign_id)
+        member = campaign_account_or_404(campaign, annotator_id)
         site = request.build_absolute_uri("/")
         try:
-            row = reissue_set_password_link(campaign, _member(annotator_id), site=site)
+            row = reissue_set_password_link(campaign, member, site=site, by=request.user)
+        except NotYoursToSpeakFor as exc:
+            raise exceptions.PermissionDenied(str(exc)) from exc
         except MemberError as exc:
             raise serializers.ValidationError({exc.field: [str(exc)]}) from exc
         return Response(AddedAnnotatorSerializer(row).data, status=status.HTTP_201_CREATED)

@@ -2,8 +2,9 @@
 
 Every API request authenticates, and DRF's own class builds an ORM query with the token's user
 for each one; on the annotators' hot path (next item, submit) that query building cost more than
-the database work. This class keeps DRF's behaviour - the same header, the same 401 answers
-and messages, the token as ``request.auth`` - and reads token and user in one plain statement.
+the database work. This class keeps DRF's behaviour - the same header, the same refusals
+and messages (403, since session authentication comes first), the token as ``request.auth`` -
+and reads token and user in one plain statement.
 As a subclass of DRF's class it keeps drf-spectacular's ``tokenAuth`` security scheme.
 
 A token older than ``API_TOKEN_MAX_AGE_DAYS`` (when set) is refused like an unknown one (403,

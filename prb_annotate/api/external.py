@@ -15,7 +15,7 @@ from prb_annotate.api.errors import error_body
 from prb_annotate.api.jobs import JobSerializer, job_accepted
 from prb_annotate.api.permissions import managed_campaign
 from prb_annotate.api.views import ExportNegotiation, import_failed_body
-from prb_annotate.campaigns.external.importing import import_upload
+from prb_annotate.campaigns.external.importing import check_importable, import_upload
 from prb_annotate.campaigns.external.mapping import MappingError
 from prb_annotate.datasets.importing import ImportFailed
 from prb_annotate.exports.long_table import long_table_csv
@@ -32,7 +32,8 @@ class CampaignAnswersImportView(APIView):
         request=OpenApiTypes.OBJECT,
         responses={201: OpenApiTypes.OBJECT, 202: JobSerializer},
         description="201 with the import's figures; a file above PRB_BACKGROUND_IMPORT_BYTES is "
-        "imported by a worker instead: 202 with the job (docs/api.md, background jobs).",
+        "imported by a worker instead: 202 with the job (docs/api.md, background jobs). A "
+        "campaign that is not external, or a file type not read, is a 400 whatever the size.",
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = managed_campaign(request, campaign_id)
@@ -44,6 +45,8 @@ class CampaignAnswersImportView(APIView):
             )
         mapping_file = request.FILES.get("mapping")
         try:
+            # Refused before any job is made: a worker would only fail on it later.
+            check_importable(campaign, upload.name or "")
             if imports.in_background(upload.size):  # a large file: a worker imports it
                 job = start_answers_import(campaign, request.user, upload, mapping_file)
                 return job_accepted(request, job)

@@ -1,7 +1,9 @@
 """OpenAPI generation: drf-spectacular's, plus the error answers every endpoint can give.
 
-Documenting 400/401/403/404 with the shared error body lets clients (and the schema-driven
-tests) check error responses against the schema like any other.
+Documenting 400/403/404 with the shared error body lets clients (and the schema-driven
+tests) check error responses against the schema like any other. There is no 401: session
+authentication comes first, and it names no ``WWW-Authenticate`` scheme, so DRF answers a
+request without credentials, or with an unknown or expired token, with 403 (docs/api.md).
 """
 
 from typing import Any, Literal
@@ -11,8 +13,8 @@ from rest_framework import serializers
 
 ERROR_CODES = {
     "400": "Invalid input: `errors` names each field with its messages.",
-    "401": "Not authenticated.",
-    "403": "Not allowed for this account.",
+    "403": "Not authenticated (no credentials, or an unknown or expired token), or not "
+    "allowed for this account.",
     "404": "No such object, or not visible to this account.",
 }
 BODY_ERROR_CODES = {"415": "Unsupported media type for the request body."}

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from prb_annotate.api.serializers_qualification import CreationItemSerializer, PassRuleSerializer
@@ -15,6 +17,7 @@ from prb_annotate.audit import listing, rule
 from prb_annotate.audit.active_sample import SampleDesign
 from prb_annotate.audit.sampling import PlanTargets
 from prb_annotate.campaigns.editing import change_errors, pay_errors
+from prb_annotate.campaigns.lifecycle import LINK_SWITCHES
 from prb_annotate.campaigns.progress import CampaignProgress
 from prb_annotate.campaigns.setting_fields import (
     CAMPAIGN,
@@ -314,7 +317,8 @@ class SamplePlanRequestSerializer(SampleTargetsSerializer):
 
 
 class CampaignCreateSerializer(CampaignSerializer):
-    """Creation also fixes the dataset, the sample, the gold items and the seed."""
+    """Creation also fixes the dataset, the sample, the gold items and the seed; either invite
+    link may start off (an external campaign's both are off)."""
 
     dataset = serializers.PrimaryKeyRelatedField(queryset=Dataset.objects.all())
     annotations_per_pair = api_field(CAMPAIGN["annotations_per_pair"], creating=True)
@@ -367,14 +371,26 @@ class CampaignCreateSerializer(CampaignSerializer):
             "qualification_pairs",
             "qualification_rule",
         ]
+        # The plan is made from sample_targets, never given: sample_plan is read back only.
         read_only_fields = [
             "id",
             "status",
+            "sample_plan",
             "invite_token",
             "signup_token",
             "created_by",
             "created_at",
         ]
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)
+        external = attrs.get("external", False)
+        turned_on = [switch for switch in LINK_SWITCHES if external and attrs.get(switch)]
+        if turned_on:
+            # create_campaign refuses it too; here the error is keyed by the field.
+            message = "An external campaign has no links to turn on: its answers come from files."
+            raise serializers.ValidationError({switch: [message] for switch in turned_on})
+        return attrs
 
 
 class UsernameField(serializers.SlugRelatedField):
@@ -387,14 +403,34 @@ class UsernameField(serializers.SlugRelatedField):
         return super().to_internal_value(data)
 
 
+class CampaignAnnotatorField(UsernameField):
+    """An annotator of the campaign in the serializer's context, by username. Any other name
+    gets the same answer whether or not an account holds it: acting on a campaign's annotators
+    says nothing about the accounts outside it."""
+
+    default_error_messages = {
+        "does_not_exist": gettext_lazy("{value} is not an annotator of this campaign."),
+    }
+
+    def get_queryset(self) -> QuerySet[Any]:
+        # The schema reads the model from ``queryset`` (every account); a request's lookup is
+        # among the campaign's annotators only.
+        return get_user_model().objects.filter(
+            memberships__campaign=self.context["campaign"],
+            memberships__role=Membership.Role.ANNOTATOR,
+        )
+
+
 class MembershipSerializer(serializers.ModelSerializer[Membership]):
     # A text box in the browsable API, not a list of every account: a manager names a user,
-    # and never sees the others' names.
+    # and never sees the others' names. Adding a name says whether an account holds it (the
+    # manager must be told); nothing here names an account the manager did not name.
     username = UsernameField(
         source="user",
         slug_field="username",
         queryset=get_user_model().objects.all(),
         style={"base_template": "input.html"},
+        error_messages={"does_not_exist": gettext_lazy("No account has the username {value}.")},
     )
 
     class Meta:
@@ -501,7 +537,9 @@ def _yes_no(help_text: str) -> serializers.ChoiceField:
 
 
 class VerdictFilterSerializer(QueryParameters):
-    """The filters and sort of the "Pairs" page (``audit.listing``)."""
+    """The filters and sort of the "Pairs" page (``audit.listing``). Its query string works
+    here unchanged: the page's form sends every filter, the ones left at "any" empty, so an
+    empty parameter means "not given" here as there; a value that is wrong is still refused."""
 
     category = serializers.CharField(required=False, max_length=200)
     verdict = serializers.ChoiceField(choices=VERDICT_CHOICES, required=False)
@@ -524,6 +562,10 @@ class VerdictFilterSerializer(QueryParameters):
         required=False,
         help_text="A column, descending with a leading minus; ids sort naturally.",
     )
+
+    def to_internal_value(self, data: Any) -> Any:
+        given = {name: data.get(name) for name in self.fields if data.get(name) not in (None, "")}
+        return super().to_internal_value(given)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         for name in ("flagged", "split", "adjudicated", "disagrees"):
@@ -713,7 +755,9 @@ class ExclusionSerializer(serializers.ModelSerializer[AnnotatorExclusion]):
 
 
 class ExcludeSerializer(serializers.Serializer):
-    annotator = UsernameField(
+    """Needs ``context={"campaign": ...}``: the annotator is looked up among its annotators."""
+
+    annotator = CampaignAnnotatorField(
         slug_field="username",
         queryset=get_user_model().objects.all(),
         help_text="Username of an annotator of the campaign.",

@@ -12,7 +12,6 @@ from functools import partial
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, QuerySet
 from django.http import FileResponse, HttpResponse, HttpResponseBase
@@ -58,6 +57,7 @@ from prb_annotate.campaigns.lifecycle import (
     create_campaign,
     set_status,
 )
+from prb_annotate.campaigns.members import campaign_account_or_404
 from prb_annotate.campaigns.places import places
 from prb_annotate.campaigns.planned_sample import SamplePlanError
 from prb_annotate.campaigns.progress import campaign_progress, dashboard_figures
@@ -457,7 +457,7 @@ class ExclusionList(APIView):
     @extend_schema(request=api.ExcludeSerializer, responses={201: api.ExclusionSerializer})
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = managed_campaign(request, campaign_id)
-        body = api.ExcludeSerializer(data=request.data)
+        body = api.ExcludeSerializer(data=request.data, context={"campaign": campaign})
         body.is_valid(raise_exception=True)
         exclusion = _as_api_error(
             lambda: exclude_annotator(
@@ -471,14 +471,15 @@ class ExclusionList(APIView):
 
 
 class ExclusionLift(APIView):
-    """Bring an excluded annotator back into the audit (the exclusion stays as history)."""
+    """Bring an excluded annotator back into the audit (the exclusion stays as history); 404,
+    naming no one, for an id that is none of the campaign's accounts."""
 
     parser_classes = [JSONParser]
 
     @extend_schema(request=None, responses={200: api.ExclusionSerializer})
     def post(self, request: Request, campaign_id: int, annotator_id: int) -> Response:
         campaign = managed_campaign(request, campaign_id)
-        annotator = get_object_or_404(User, pk=annotator_id)
+        annotator = campaign_account_or_404(campaign, annotator_id)
         exclusion = _as_api_error(
             lambda: lift_exclusion(campaign, annotator, by=request.user)  # type: ignore[arg-type]
         )

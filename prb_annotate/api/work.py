@@ -33,6 +33,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 
 from prb_annotate.api import qualification
 from prb_annotate.api import serializers_work as shapes
@@ -80,8 +81,9 @@ class JSONOnly(DefaultContentNegotiation):
         return renderer, renderer.media_type
 
 
-def reservation_data(assignment: Assignment) -> dict[str, Any]:
-    """What the annotator sees: the pair as A and B, never which side is the chosen answer."""
+def reservation_data(assignment: Assignment, request: Request) -> dict[str, Any]:
+    """What the annotator sees: the pair as A and B, never which side is the chosen answer;
+    ``submit_url`` is absolute, as a practice or qualification item's."""
     item = assignment.item
     pair = item.pair
     campaign = assignment.campaign
@@ -99,7 +101,7 @@ def reservation_data(assignment: Assignment) -> dict[str, Any]:
         "context_turns": pair.extra.get("context_turns", []),
         **qualification.shown_pair(campaign, pair, responses_ab(assignment)),
         "expires_at": assignment.expires_at.isoformat(),
-        "submit_url": f"/api/assignments/{assignment.pk}/submit/",
+        "submit_url": reverse("api_submit", args=[assignment.pk], request=request),
     }
 
 
@@ -109,7 +111,8 @@ def _error(error: SubmitError) -> Response:
 
 def _refusals_answered(view: AssignmentView) -> AssignmentView:
     """Submit and skip answer a refusal alike: the API's error body for what the service
-    refused, and 404 for an assignment that is not the caller's."""
+    refused, and 404 for an assignment that is not the caller's, or no longer (the caller was
+    removed from its campaign)."""
 
     @functools.wraps(view)
     def answered(request: Request, assignment_id: int) -> Response:
@@ -151,7 +154,7 @@ def next_item(request: Request, campaign_id: int) -> Response:
         assignment = None
     if assignment is None:
         return Response(status=status.HTTP_204_NO_CONTENT)
-    return Response(reservation_data(assignment))
+    return Response(reservation_data(assignment, request))
 
 
 @extend_schema(

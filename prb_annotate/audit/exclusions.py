@@ -37,6 +37,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from prb_annotate.audit import annotators, frames, quality
 from prb_annotate.models import (
@@ -76,16 +77,21 @@ def exclude_annotator(
     """Leave the annotator out of the campaign's audit, then ask for replacements.
 
     Raises ValidationError naming the field: the reason is required, the annotator must be an
-    annotator of the campaign and not excluded already.
+    annotator of the campaign and not excluded already. The messages name the annotator: a
+    caller that takes an account from a request finds it among the campaign's accounts first
+    (``campaigns.members.campaign_account_or_404``).
     """
     reason = reason.strip()
     if not reason:
-        raise ValidationError({"reason": "Say why the annotator is left out."})
+        raise ValidationError({"reason": gettext("Say why the annotator is left out.")})
     if not Membership.objects.filter(
         campaign=campaign, user=annotator, role=Membership.Role.ANNOTATOR
     ).exists():
         raise ValidationError(
-            {"annotator": f"{annotator.get_username()} is not an annotator of this campaign."}
+            {
+                "annotator": gettext("%(name)s is not an annotator of this campaign.")
+                % {"name": annotator.get_username()}
+            }
         )
     try:
         with transaction.atomic():
@@ -95,7 +101,10 @@ def exclude_annotator(
     except IntegrityError as error:
         # The partial unique constraint: one current exclusion per annotator and campaign.
         raise ValidationError(
-            {"annotator": f"{annotator.get_username()} is already excluded."}
+            {
+                "annotator": gettext("%(name)s is already excluded.")
+                % {"name": annotator.get_username()}
+            }
         ) from error
     request_replacement_annotations(campaign)
     return exclusion
@@ -113,7 +122,10 @@ def lift_exclusion(campaign: Campaign, annotator: User, *, by: User | None) -> A
     exclusion = updated.first()
     if exclusion is None:
         raise ValidationError(
-            {"annotator": f"{annotator.get_username()} is not excluded from this campaign."}
+            {
+                "annotator": gettext("%(name)s is not excluded from this campaign.")
+                % {"name": annotator.get_username()}
+            }
         )
     exclusion.lifted_at = timezone.now()
     exclusion.lifted_by = by

@@ -3,7 +3,9 @@
 
 A manager pastes usernames (optionally each with an email), or uploads a CSV with a
 ``username`` column (and an ``email`` one); ``parse_annotators`` reads either, and a list with
-any problem is refused whole, each problem naming its line. ``add_annotators`` then makes the
+any problem is refused whole, each problem naming its line. A structured list (the API's
+``[{"username", "email"}]``) is read by ``entries_from_rows``, each row as one entry and never
+as text, each problem naming the row's index and field. ``add_annotators`` then makes the
 accounts that do not exist yet (without a usable password) and adds everyone as an annotator
 of the campaign, all in one transaction.
 
@@ -18,8 +20,8 @@ import csv
 import io
 import logging
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from smtplib import SMTPException
 
 from django.conf import settings
@@ -52,7 +54,7 @@ USERNAME_MAX_CHARS = 150
 class AnnotatorEntry:
     username: str
     email: str
-    line: int
+    line: int  # its line in the text it was read from, or its index in a structured list
 
 
 @dataclass(frozen=True)
@@ -63,12 +65,35 @@ class AddedAnnotator:
     emailed: bool
 
 
-class AnnotatorListError(ValueError):
-    """The list cannot be used; nothing was written. ``problems`` are "line N: ..." lines."""
+@dataclass(frozen=True)
+class ListProblem:
+    """One problem of a list of annotators: where (``line``, as ``AnnotatorEntry.line``; None
+    for the list as a whole), in which field of the entry ("" for none), and what."""
 
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
+    line: int | None
+    field: str
+    message: str
+    source: str = ""  # the name of the text it is in, when there are several
+
+    def __str__(self) -> str:
+        said = (
+            self.message
+            if self.line is None
+            else gettext("line %(line)d: %(problem)s")
+            % {"line": self.line, "problem": self.message}
+        )
+        return f"{self.source} {said}" if self.source else said
+
+
+class AnnotatorListError(ValueError):
+    """The list cannot be used; nothing was written. ``problems`` are "line N: ..." lines;
+    ``located`` holds the same problems with their line (or entry index) and field, for a
+    caller that names an entry otherwise (the API's structured list, by index)."""
+
+    def __init__(self, problems: list[ListProblem]) -> None:
+        self.located = problems
+        self.problems = [str(problem) for problem in problems]
+        super().__init__("; ".join(self.problems))
 
 
 def parse_annotators(text: str, *, source: str = "") -> list[AnnotatorEntry]:
@@ -85,29 +110,55 @@ def parse_annotators(text: str, *, source: str = "") -> list[AnnotatorEntry]:
     except AnnotatorListError as error:
         if not source:
             raise
-        raise AnnotatorListError([f"{source} {problem}" for problem in error.problems]) from None
+        raise AnnotatorListError(
+            [replace(problem, source=source) for problem in error.located]
+        ) from None
 
 
 def parse_annotator_sources(sources: list[tuple[str, str]]) -> list[AnnotatorEntry]:
     """``parse_annotators`` over several (source name, text), as one list: the problems of
     each, and the names given in two of them."""
     entries: list[AnnotatorEntry] = []
-    problems: list[str] = []
+    problems: list[ListProblem] = []
     seen: dict[str, str] = {}
     for source, text in sources:
         try:
             found = parse_annotators(text, source=source)
         except AnnotatorListError as error:
-            problems += error.problems
+            problems += error.located
             continue
         for entry in found:
             first = seen.setdefault(entry.username.lower(), source)
             if first != source:
-                problems.append(f"{source} line {entry.line}: {entry.username} is in {first} too")
+                message = gettext("%(username)s is in %(source)s too") % {
+                    "username": entry.username,
+                    "source": first,
+                }
+                problems.append(ListProblem(entry.line, "username", message, source))
         entries += found
     if problems:
         raise AnnotatorListError(problems)
     return entries
+
+
+def entries_from_rows(rows: Sequence[tuple[str, str]]) -> list[AnnotatorEntry]:
+    """Annotators from a structured list of (username, email), each row one entry, its
+    ``line`` its index (from 0).
+
+    A row is never read as text: a username holding a comma, a space or a leading ``#`` is a
+    bad username of that row, not two names, a separator or a comment, and a first row named
+    "username" is an entry, not a header. Raises AnnotatorListError naming every problem by
+    index and field, as ``parse_annotators`` does by line.
+    """
+    entries: list[AnnotatorEntry] = []
+    problems: list[ListProblem] = []
+    for index, (username, email) in enumerate(rows):
+        found = _entry_problems(username, email, index)
+        if found:
+            problems += found
+        else:
+            entries.append(AnnotatorEntry(username, email, index))
+    return _checked_list(entries, problems, by_index=True)
 
 
 def _parse(text: str) -> list[AnnotatorEntry]:
@@ -117,44 +168,52 @@ def _parse(text: str) -> list[AnnotatorEntry]:
         entries, problems = _from_columns(rows[1:], header)
     else:
         entries, problems = _from_lines(text.lstrip("\ufeff").splitlines())
-    problems = sorted(problems + _duplicates(entries), key=_line_number)
+    return _checked_list(entries, problems)
+
+
+def _checked_list(
+    entries: list[AnnotatorEntry], problems: list[ListProblem], *, by_index: bool = False
+) -> list[AnnotatorEntry]:
+    """The entries, or AnnotatorListError with their problems, the names given twice, an empty
+    list and one too long, in the order of the list (``by_index``: a structured list's)."""
+    problems = sorted(problems + _duplicates(entries, by_index=by_index), key=_position)
     if not entries and not problems:
-        problems.append("no username given")
+        problems.append(ListProblem(None, "", gettext("no username given")))
     if len(entries) > MAX_ANNOTATORS:
-        problems.append(f"{len(entries)} annotators at once; at most {MAX_ANNOTATORS}")
+        message = gettext("%(count)d annotators at once; at most %(most)d") % {
+            "count": len(entries),
+            "most": MAX_ANNOTATORS,
+        }
+        problems.append(ListProblem(None, "", message))
     if problems:
         raise AnnotatorListError(problems)
     return entries
 
 
-def _line_number(problem: str) -> int:
-    """The N of a "line N: ..." problem, to list problems in the order of the text."""
-    return int(problem.split(":", 1)[0].removeprefix("line "))
+def _position(problem: ListProblem) -> int:
+    """Where a problem is, to list problems in the order of the list."""
+    return -1 if problem.line is None else problem.line
 
 
 def _from_columns(
     rows: list[list[str]], header: list[str]
-) -> tuple[list[AnnotatorEntry], list[str]]:
+) -> tuple[list[AnnotatorEntry], list[ListProblem]]:
     name_at = header.index("username")
     email_at = header.index("email") if "email" in header else None
     entries: list[AnnotatorEntry] = []
-    problems: list[str] = []
+    problems: list[ListProblem] = []
     for number, row in enumerate(rows, start=2):
         if not any(cell.strip() for cell in row):
             continue
         username = row[name_at].strip() if name_at < len(row) else ""
         email = row[email_at].strip() if email_at is not None and email_at < len(row) else ""
-        problem = _entry_problem(username, email)
-        if problem:
-            problems.append(f"line {number}: {problem}")
-        else:
-            entries.append(AnnotatorEntry(username, email, number))
+        _add(entries, problems, (username, email), number)
     return entries, problems
 
 
-def _from_lines(lines: Iterable[str]) -> tuple[list[AnnotatorEntry], list[str]]:
+def _from_lines(lines: Iterable[str]) -> tuple[list[AnnotatorEntry], list[ListProblem]]:
     entries: list[AnnotatorEntry] = []
-    problems: list[str] = []
+    problems: list[ListProblem] = []
     for number, line in enumerate(lines, start=1):
         text = line.strip()
         if not text or text.startswith("#"):
@@ -175,11 +234,11 @@ def _from_lines(lines: Iterable[str]) -> tuple[list[AnnotatorEntry], list[str]]:
 
 
 def _add(
-    entries: list[AnnotatorEntry], problems: list[str], cells: tuple[str, str], line: int
+    entries: list[AnnotatorEntry], problems: list[ListProblem], cells: tuple[str, str], line: int
 ) -> None:
-    problem = _entry_problem(*cells)
-    if problem:
-        problems.append(f"line {line}: {problem}")
+    found = _entry_problems(*cells, line)
+    if found:
+        problems += found
     else:
         entries.append(AnnotatorEntry(cells[0], cells[1], line))
 
@@ -192,29 +251,47 @@ def _is_email(text: str) -> bool:
     return True
 
 
-def _entry_problem(username: str, email: str) -> str:
+def _entry_problems(username: str, email: str, line: int) -> list[ListProblem]:
+    problems = []
+    if problem := username_problem(username):
+        problems.append(ListProblem(line, "username", problem))
+    if email and not _is_email(email):
+        message = gettext("%(email)r is not an email address") % {"email": email}
+        problems.append(ListProblem(line, "email", message))
+    return problems
+
+
+def username_problem(username: str) -> str:
+    """What is wrong with ``username`` as one account's username ("" for nothing)."""
     if not username:
-        return "no username"
+        return gettext("no username")
     if len(username) > USERNAME_MAX_CHARS:
-        return f"username {username[:20]!r}… is longer than {USERNAME_MAX_CHARS} characters"
+        return gettext("username %(start)r… is longer than %(most)d characters") % {
+            "start": username[:20],
+            "most": USERNAME_MAX_CHARS,
+        }
     try:
         UnicodeUsernameValidator()(username)
     except ValidationError:
-        return f"username {username!r} may hold only letters, digits and @ . + - _"
-    if email and not _is_email(email):
-        return f"{email!r} is not an email address"
+        return gettext("username %(username)r may hold only letters, digits and @ . + - _") % {
+            "username": username
+        }
     return ""
 
 
-def _duplicates(entries: list[AnnotatorEntry]) -> list[str]:
+def _duplicates(entries: list[AnnotatorEntry], *, by_index: bool) -> list[ListProblem]:
     first: dict[str, int] = {}
     problems = []
     for entry in entries:
         key = entry.username.lower()
         if key in first:
-            problems.append(
-                f"line {entry.line}: {entry.username} is listed already (line {first[key]})"
+            where = {"username": entry.username, "line": first[key]}
+            message = (
+                gettext("%(username)s is listed already (entry %(line)d)") % where
+                if by_index
+                else gettext("%(username)s is listed already (line %(line)d)") % where
             )
+            problems.append(ListProblem(entry.line, "username", message))
         else:
             first[key] = entry.line
     return problems
@@ -298,7 +375,7 @@ def _checked_accounts(campaign: Campaign, entries: list[AnnotatorEntry]) -> dict
 
 def _account_problems(
     campaign: Campaign, entries: list[AnnotatorEntry], existing: dict[str, User]
-) -> list[str]:
+) -> list[ListProblem]:
     scoped = dict(
         Participant.objects.filter(user__in=list(existing.values())).values_list(
             "user_id", "campaign_id"
@@ -308,15 +385,16 @@ def _account_problems(
     for entry in entries:
         user = existing.get(entry.username.lower())
         if user is None and entry.username.lower().startswith(RESERVED_PREFIXES):
-            problems.append(
-                f"line {entry.line}: names starting with {entry.username[:9]!r}…"
-                " are kept for the app's own accounts"
-            )
+            message = gettext(
+                "names starting with %(start)r… are kept for the app's own accounts"
+            ) % {"start": entry.username[:9]}
+            problems.append(ListProblem(entry.line, "username", message))
         elif user is not None and scoped.get(user.pk, campaign.pk) != campaign.pk:
-            problems.append(
-                f"line {entry.line}: {user.username} joined another campaign through its "
-                "invite link and can only annotate that campaign"
-            )
+            message = gettext(
+                "%(username)s joined another campaign through its invite link and can only "
+                "annotate that campaign"
+            ) % {"username": user.username}
+            problems.append(ListProblem(entry.line, "username", message))
     return problems
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -30,7 +30,15 @@ from prb_annotate.db.plainsql import (
     operation_transaction,
     row_lock,
 )
-from prb_annotate.models import RAISED_SLOTS_SQL, Annotation, Assignment, Campaign, CampaignItem
+from prb_annotate.models import (
+    RAISED_SLOTS_SQL,
+    Annotation,
+    Assignment,
+    Campaign,
+    CampaignItem,
+    Membership,
+)
+from prb_annotate.security.access import PARTICIPANT_SCOPE_SQL, in_participant_scope
 
 MAX_CLIENT_TOKEN = 64
 MAX_COMMENT = 5000
@@ -300,9 +308,12 @@ WHERE a.id = %s AND a.annotator_id = %s
 # After the lock, everything a submit decides on: the assignment, its item's target, the
 # campaign's state and questions, the annotation the client token made if any, the item's
 # other assignments that hold a slot (submitted ones and live reservations), whether the
-# annotator is a member not cleared for regular items (qualification/gate.py), and whether
-# they still owe the campaign's consent (a reservation made before a consent text was set is
-# no way around it).
+# annotator is not cleared for regular items (qualification/gate.py), and whether they still
+# owe the campaign's consent (a reservation made before a consent text was set is no way
+# around it). Only an annotator member of the campaign, in the scope of an account made by an
+# invite link (security/access.py), finds their assignment here: a removed annotator's
+# assignments stay theirs in the audit but take no answer, revision or replay (the membership
+# row, one per campaign and account, joins by its unique index: no statement of its own).
 SUBMIT_TEMPLATE = """
 SELECT a.status, a.chosen_position,
        CASE WHEN a.status = 'reserved' AND a.expires_at > %s THEN 1 ELSE 0 END,
@@ -320,18 +331,18 @@ SELECT a.status, a.chosen_position,
 FROM prb_annotate_assignment a
 JOIN prb_annotate_campaignitem i ON i.id = a.item_id
 JOIN prb_annotate_campaign c ON c.id = a.campaign_id
+JOIN prb_annotate_membership m
+  ON m.campaign_id = a.campaign_id AND m.user_id = a.annotator_id AND m.role = 'annotator'
 LEFT JOIN prb_annotate_annotation t ON t.client_token = %s
-WHERE a.id = %s AND a.annotator_id = %s
+WHERE a.id = %s AND a.annotator_id = %s AND {participant_scope}
 """
 # The member has not accepted the campaign's consent text (briefing.needs_consent).
-CONSENT_MISSING_SQL = """
-TRIM(c.consent_text) <> ''
-AND EXISTS (SELECT 1 FROM prb_annotate_membership cm
-            WHERE cm.campaign_id = a.campaign_id AND cm.user_id = a.annotator_id
-              AND cm.consent_given_at IS NULL)
-"""
+CONSENT_MISSING_SQL = "TRIM(c.consent_text) <> '' AND m.consent_given_at IS NULL"
 SUBMIT_SQL = SUBMIT_TEMPLATE.format(
-    blocked=BLOCKED_SUBMIT_COLUMN, consent_missing=CONSENT_MISSING_SQL, raised=RAISED_SLOTS_SQL
+    blocked=BLOCKED_SUBMIT_COLUMN,
+    consent_missing=CONSENT_MISSING_SQL,
+    raised=RAISED_SLOTS_SQL,
+    participant_scope=PARTICIPANT_SCOPE_SQL,
 )
 CONSENT_MESSAGE = gettext_noop("Accept the campaign's consent text before your next answer.")
 
@@ -368,8 +379,8 @@ class _Locked:
     token_assignment_id: int | None
     others_submitted: int
     others_reserved: int  # live reservations of others on the item
-    blocked: bool  # a member not cleared for regular items
-    consent_missing: bool  # a member who has not accepted the consent text
+    blocked: bool  # not cleared for regular items
+    consent_missing: bool  # has not accepted the consent text
 
     @classmethod
     def from_row(cls, assignment_id: int, row: Sequence[Any]) -> "_Locked":
@@ -421,7 +432,9 @@ def submit(
       otherwise SubmitError(code="full") and nothing is stored.
     - A member not cleared for regular items (practice or qualification to do, or failed)
       gets SubmitError(code="qualification"), even for a reservation made before.
-    - Someone else's assignment raises Assignment.DoesNotExist, as if it did not exist.
+    - Someone else's assignment raises Assignment.DoesNotExist, as if it did not exist; so
+      does one's own once one is no longer an annotator of its campaign (removed: nothing is
+      stored, and the answers already submitted stay as they were).
     """
     _check_row_id(assignment_id)
     if not client_token or len(client_token) > MAX_CLIENT_TOKEN:
@@ -589,21 +602,35 @@ def _create_annotation(
     return insert(annotation)
 
 
+# The assignment's account is still an annotator of its campaign (security/access.py's rule).
+_ANNOTATOR_MEMBER = Exists(
+    Membership.objects.filter(
+        in_participant_scope(),
+        campaign_id=OuterRef("campaign_id"),
+        user_id=OuterRef("annotator_id"),
+        role=Membership.Role.ANNOTATOR,
+    )
+)
+
+
 def skip(
     assignment_id: int, annotator: User, *, reason: str = "", now: datetime | None = None
 ) -> Assignment:
     """Give the item up: its slot goes to someone else and it never comes back to this annotator.
 
     Skipping again changes nothing. A submitted assignment cannot be skipped (SubmitError).
+    Someone else's assignment, or one's own once one is no longer an annotator of its campaign,
+    raises Assignment.DoesNotExist, as the submit does.
     """
     if not 0 < assignment_id <= MAX_ROW_ID:
         raise Assignment.DoesNotExist("No such assignment.")
     with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("campaign")
-            .get(pk=assignment_id, annotator_id=annotator.pk)
-        )
+        own = Assignment.objects.filter(pk=assignment_id, annotator_id=annotator.pk)
+        if has_row_locks():
+            # Lock first and read the membership in a statement of its own, as the submit
+            # does: a removal that committed while this waited for the lock is seen then.
+            own.select_for_update().values_list("pk").first()
+        assignment = own.filter(_ANNOTATOR_MEMBER).select_related("campaign").get()
         if assignment.status == Assignment.Status.SUBMITTED:
             raise SubmitError(
                 _("You already submitted this pair; revise it instead."), code="submitted"

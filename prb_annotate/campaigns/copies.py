@@ -7,13 +7,18 @@ answers, the practice and qualification items with theirs, and every setting bel
 not: the name, the status (a copy starts as a draft, or closed when external), the links'
 tokens, the Prolific study id (a new study has a new id), the planned-sample plan (the copy
 takes its pairs as drawn), members and answers.
+
+``changes`` gives the copy other values than the source's: k, the seed, any setting copied, and
+the Prolific study id (a second round on Prolific is a new study). An external copy has no
+queue, so it takes those that decide verdicts only (and k, the seed and the guidelines).
 """
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.contrib.auth.models import User
 
-from prb_annotate.campaigns.lifecycle import create_campaign
+from prb_annotate.campaigns.lifecycle import CampaignSetupError, create_campaign
 from prb_annotate.models import Campaign, CampaignItem, QualificationItem
 
 # The settings that decide verdicts and agreement: an external copy needs these alone to give
@@ -43,6 +48,29 @@ WORKFLOW_SETTINGS = (
     "qualification_rule",
     "bonus_rule",
 )
+
+
+# What ``changes`` may hold for any copy, and besides them for a copy with a queue.
+CHANGES_ANY_COPY = ("annotations_per_pair", "seed", "guidelines", *VERDICT_SETTINGS)
+CHANGES_QUEUE_ONLY = (
+    "gold_rate",
+    "prolific_study_id",
+    *(setting for setting in WORKFLOW_SETTINGS if setting != "guidelines"),
+)
+
+
+class CopyChangeRefused(CampaignSetupError):
+    """Changes the copy cannot take: ``settings`` names them, ``reason`` says why."""
+
+    def __init__(self, settings: list[str], reason: str) -> None:
+        super().__init__(f"{', '.join(settings)}: {reason}")
+        self.settings = settings
+        self.reason = reason
+
+
+def queue_only(names: Iterable[str]) -> list[str]:
+    """The settings among ``names`` that only a copy with a queue (not external) takes."""
+    return [name for name in names if name in CHANGES_QUEUE_ONLY]
 
 
 def regular_pair_ids(source: Campaign) -> list[str]:
@@ -76,17 +104,21 @@ def campaign_like(
     external: bool = False,
     created_by: User | None = None,
     guidelines: str | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> Campaign:
-    """A new campaign named ``name`` set up like ``source``. An external copy takes the
-    regular pairs and the verdict settings only: it has no queue, so no gold, practice,
-    qualification or workflow."""
+    """A new campaign named ``name`` set up like ``source``, with ``changes`` (campaign field
+    -> value) in place of the source's values. An external copy takes the regular pairs and
+    the verdict settings only: it has no queue, so no gold, practice, qualification or
+    workflow. Raises CopyChangeRefused for a change the copy cannot take."""
+    changes = dict(changes or {})
+    _check_changes(source, changes, external)
     settings = {setting: getattr(source, setting) for setting in VERDICT_SETTINGS}
     workflow: dict[str, Any] = {}
     if not external:
         settings.update({setting: getattr(source, setting) for setting in WORKFLOW_SETTINGS})
         workflow = {
             "gold_pair_ids": gold_answers(source),
-            "gold_rate": source.gold_rate,
+            "gold_rate": changes.pop("gold_rate", source.gold_rate),
             "practice_pairs": qualification_choices(source, QualificationItem.Phase.PRACTICE),
             "qualification_pairs": qualification_choices(
                 source, QualificationItem.Phase.QUALIFICATION
@@ -94,14 +126,34 @@ def campaign_like(
         }
     if guidelines is not None:
         settings["guidelines"] = guidelines
+    k = changes.pop("annotations_per_pair", source.annotations_per_pair)
+    seed = changes.pop("seed", source.seed)
+    settings.update(changes)
     return create_campaign(
         source.dataset,
         name,
-        k=source.annotations_per_pair,
-        seed=source.seed,
+        k=k,
+        seed=seed,
         created_by=created_by,
         external=external,
         pair_ids=regular_pair_ids(source),
         **workflow,
         **settings,
     )
+
+
+def _check_changes(source: Campaign, changes: Mapping[str, Any], external: bool) -> None:
+    unknown = sorted(set(changes) - {*CHANGES_ANY_COPY, *CHANGES_QUEUE_ONLY})
+    if unknown:
+        raise TypeError(f"a copy cannot change: {', '.join(unknown)}")
+    refused = queue_only(changes) if external else []
+    if refused:
+        raise CopyChangeRefused(refused, "an external copy has no queue for them to apply to")
+    if changes.get("gold_rate") and not _has_gold(source):
+        raise CopyChangeRefused(
+            ["gold_rate"], f"campaign {source.pk} has no gold items for a gold rate to serve"
+        )
+
+
+def _has_gold(source: Campaign) -> bool:
+    return CampaignItem.objects.filter(campaign=source, kind=CampaignItem.Kind.GOLD).exists()

@@ -36,21 +36,15 @@ DEFAULT_GOLD_ANSWERS: dict[str, str] = {
     "differentiator": Annotation.Differentiator.PREFERENCE,
 }
 
+# The invite links' switches: a campaign may start with a link off (set_link_enabled turns it
+# on or off later); an external campaign has both off.
+LINK_SWITCHES = ("study_link_enabled", "signup_link_enabled")
+
 # Campaign fields that create_campaign accepts as keyword settings: every setting declared in
-# setting_fields.py but those it takes as arguments of their own and the invite links'
-# switches (set_link_enabled), and the settings that are declared elsewhere.
+# setting_fields.py but those it takes as arguments of their own, and the settings that are
+# declared elsewhere.
 CAMPAIGN_SETTINGS = frozenset(
-    set(CAMPAIGN)
-    - {
-        "name",
-        "annotations_per_pair",
-        "seed",
-        "gold_rate",
-        "sample",
-        "external",
-        "study_link_enabled",
-        "signup_link_enabled",
-    }
+    set(CAMPAIGN) - {"name", "annotations_per_pair", "seed", "gold_rate", "sample", "external"}
     | {"quality_criteria", "rating_scale_max", "qualification_rule", "bonus_rule"}
 )
 
@@ -142,12 +136,16 @@ def create_campaign(
 
     ``pair_ids`` keeps the regular pairs to those record ids.
 
-    An ``external`` campaign has no queue: its answers come from files
-    (``external/importing.py``), so it is closed from the start and never activated.
+    ``study_link_enabled`` / ``signup_link_enabled`` False start the study link or the sign-up
+    invite off. An ``external`` campaign has no queue: its answers come from files
+    (``external/importing.py``), so it is closed from the start, never activated, and has both
+    links off (asking for one on is a CampaignSetupError).
     """
     if external and activate:
         raise CampaignSetupError("an external campaign has no queue to activate")
     _check_arguments(name, k, gold_rate, sample, sample_targets, settings)
+    if external:
+        settings = _without_links(settings)
     if sample_design is not None and sample_design.active and sample_targets is None:
         raise CampaignSetupError("an active sample design needs sample targets (a half-width)")
     gold = _gold_answers_by_id(gold_pair_ids)
@@ -182,7 +180,7 @@ def create_campaign(
                 status=status,
                 sample_plan=None if plan is None else plan.as_json(),
                 external=external,
-                **(_without_links(settings) if external else settings),
+                **settings,
             )
             CampaignItem.objects.bulk_create(
                 [
@@ -210,8 +208,14 @@ def create_campaign(
 def _without_links(settings: Mapping[str, Any]) -> dict[str, Any]:
     """An external campaign has nobody to invite: its study link and sign-up invite start off,
     and answer as no link whatever their flags say (the join and sign-up pages ask for a
-    campaign that is not external)."""
-    return {**settings, "study_link_enabled": False, "signup_link_enabled": False}
+    campaign that is not external). Asking for a link on is refused, not quietly undone."""
+    turned_on = [switch for switch in LINK_SWITCHES if settings.get(switch)]
+    if turned_on:
+        raise CampaignSetupError(
+            f"{turned_on[0]}: an external campaign has no links to turn on (its answers come "
+            "from files)"
+        )
+    return {**settings, **dict.fromkeys(LINK_SWITCHES, False)}
 
 
 def _check_arguments(

@@ -5,14 +5,17 @@ answers shows each new account's one-time "set your password" link, once
 (``prb_annotate.campaigns.accounts``).
 
 Access as for the dashboard: a manager adds annotators only to campaigns they manage, and the
-form takes names; no page lists other accounts' usernames.
+form takes names; no page lists other accounts' usernames. A member is named by their account's
+id, and an id that is none of the campaign's accounts answers 404, naming no one
+(``members.campaign_account_or_404``). A new set-password link goes only to a manager who may
+speak for the account (``members.may_speak_for``); anyone else gets 403.
 """
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import path
 
 from prb_annotate.campaigns.accounts import (
@@ -22,7 +25,13 @@ from prb_annotate.campaigns.accounts import (
     as_list_text,
     preview_annotators,
 )
-from prb_annotate.campaigns.members import MemberError, reissue_set_password_link, remove_member
+from prb_annotate.campaigns.members import (
+    MemberError,
+    NotYoursToSpeakFor,
+    campaign_account_or_404,
+    reissue_set_password_link,
+    remove_member,
+)
 from prb_annotate.models import Campaign
 from prb_annotate.security.access import manager_action
 from prb_annotate.views.campaigns import render_dashboard
@@ -70,7 +79,7 @@ def _preview(
 @manager_action
 def campaign_remove_member(request: HttpRequest, campaign: Campaign, user_id: int) -> HttpResponse:
     """Remove an annotator; the form says whether their answers stay in the audit."""
-    member = get_object_or_404(User, pk=user_id)
+    member = campaign_account_or_404(campaign, user_id)
     by = request.user if isinstance(request.user, User) else None
     try:
         removed = remove_member(campaign, member, str(request.POST.get("answers", "")), by=by)
@@ -83,10 +92,15 @@ def campaign_remove_member(request: HttpRequest, campaign: Campaign, user_id: in
 
 @manager_action
 def campaign_reissue_link(request: HttpRequest, campaign: Campaign, user_id: int) -> HttpResponse:
-    """A new set-password link for a member who lost theirs or let it expire, shown once."""
-    member = get_object_or_404(User, pk=user_id)
+    """A new set-password link for a member who lost theirs or let it expire, shown once; 403
+    for a manager who may not speak for the account."""
+    member = campaign_account_or_404(campaign, user_id)
+    site = request.build_absolute_uri("/")
     try:
-        row = reissue_set_password_link(campaign, member, site=request.build_absolute_uri("/"))
+        row = reissue_set_password_link(campaign, member, site=site, by=request.user)
+    except NotYoursToSpeakFor as error:
+        context = {"status": 403, "message": str(error)}
+        return render(request, "prb_annotate/refused.html", context, status=403)
     except MemberError as error:
         messages.error(request, str(error))
         return redirect("campaign_detail", campaign.pk)

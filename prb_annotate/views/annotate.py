@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.db.models import FilteredRelation, Q
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.translation import gettext as _
@@ -262,6 +262,9 @@ def annotate_submit(request: HttpRequest, campaign_id: int, assignment_id: int) 
             client_token=submission.client_token,
             time_on_task_ms=submission.time_on_task_ms,
         )
+    except Assignment.DoesNotExist as error:
+        # Removed from the campaign since the membership was read: as if not in it.
+        raise Http404("No such assignment.") from error
     except SubmitError as error:
         if error.code != "invalid":
             # The pair filled up or the campaign stopped meanwhile: nothing to correct here.
@@ -286,6 +289,8 @@ def annotate_skip(request: HttpRequest, campaign_id: int, assignment_id: int) ->
         return redirect("annotate", campaign.pk)
     try:
         skip(assignment.pk, _user(request), reason=reason)
+    except Assignment.DoesNotExist as error:
+        raise Http404("No such assignment.") from error
     except SubmitError as error:
         messages.error(request, error.message)
     else:

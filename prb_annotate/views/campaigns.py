@@ -49,7 +49,7 @@ from prb_annotate.campaigns.lifecycle import (
     create_campaign,
     set_status,
 )
-from prb_annotate.campaigns.members import ANSWER_CHOICES
+from prb_annotate.campaigns.members import ANSWER_CHOICES, offers_new_link
 from prb_annotate.campaigns.network_share import slots_per_network
 from prb_annotate.campaigns.planned_sample import SamplePlanError, plan_for_dataset
 from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress, dashboard_figures
@@ -286,6 +286,7 @@ def render_dashboard(
         "study_list_checked": checks_study_list(campaign),
         "pairs_short": pairs_short_of_answers(campaign, left_out),
         "members": members,
+        "offers_new_link": offers_new_link(request.user, members),
         "member_answer_choices": ANSWER_CHOICES,
         # Each mark's threshold from where the marks read it, so the page says why they differ.
         "member_form": member_form or AddMemberForm(),

@@ -5,7 +5,9 @@ a closed campaign for replacements.
 Replacement slots follow every change (``audit/exclusions.py``): raised so that the pairs
 whose answers left the audit can be annotated again, withdrawn where nobody filled them once
 answers come back. A closed campaign gets none; its dashboard says how many pairs an exclusion
-left without enough answers and offers to reopen it. Access as for the dashboard.
+left without enough answers and offers to reopen it. Access as for the dashboard; an
+annotator is named by their account's id, and an id that is none of the campaign's accounts
+answers 404, naming no one (``members.campaign_account_or_404``).
 """
 
 from typing import cast
@@ -14,7 +16,7 @@ from django.contrib import messages
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.urls import path
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -27,6 +29,7 @@ from prb_annotate.audit.exclusions import (
 from prb_annotate.campaigns.editing import after_changes
 from prb_annotate.campaigns.join_limits import exclude_burst
 from prb_annotate.campaigns.lifecycle import CampaignSetupError, reopen_for_replacements
+from prb_annotate.campaigns.members import campaign_account_or_404
 from prb_annotate.campaigns.progress import campaign_progress
 from prb_annotate.models import Campaign
 from prb_annotate.security.access import manager_action
@@ -95,7 +98,7 @@ def campaign_exclude(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, _("Say why the annotator is left out."))
         return redirect("campaign_detail", campaign.pk)
-    annotator = get_object_or_404(User, pk=form.cleaned_data["annotator"])
+    annotator = campaign_account_or_404(campaign, form.cleaned_data["annotator"])
     try:
         exclude_annotator(campaign, annotator, form.cleaned_data["reason"], by=_user(request))
     except ValidationError as error:
@@ -113,7 +116,7 @@ def campaign_exclude(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 def campaign_lift_exclusion(
     request: HttpRequest, campaign: Campaign, annotator_id: int
 ) -> HttpResponse:
-    annotator = get_object_or_404(User, pk=annotator_id)
+    annotator = campaign_account_or_404(campaign, annotator_id)
     try:
         lift_exclusion(campaign, annotator, by=_user(request))
     except ValidationError as error:

@@ -218,7 +218,7 @@ def test_it_adds_annotators_through_the_api(campaign: Campaign, manager: User, l
     assert body[0]["set_password_url"].startswith("http://testserver/set-password/")
     bad = client.post(url, {"text": "oscar\nbad/name"}, content_type="application/json")
     assert bad.status_code == 400
-    assert bad.json()["errors"]["annotators"][0].startswith("line 2:")
+    assert bad.json()["errors"]["text"][0].startswith("line 2:")
     assert not User.objects.filter(username="oscar").exists()
     neither = client.post(url, {}, content_type="application/json")
     assert neither.status_code == 400

@@ -106,6 +106,20 @@ def import_upload(
     )
 
 
+def check_importable(campaign: Campaign, name: str) -> None:
+    """Raise ImportFailed when no file named ``name`` can go into ``campaign`` whatever it
+    holds: the campaign is not external, or the file type is not one read. Checked before a
+    large file becomes a background job, so that it is refused at once, not by the worker."""
+    name = name.replace("\x00", "")
+    suffix = Path(name).suffix.lower()
+    if not campaign.external:
+        message = f"campaign {campaign.pk} ({campaign.name!r}) is not external"
+        raise ImportFailed([Problem(name, None, None, message)])
+    if suffix not in readers.SUFFIXES:
+        message = f"unsupported file type {suffix or '(none)'} ({', '.join(readers.SUFFIXES)})"
+        raise ImportFailed([Problem(name, None, None, message)])
+
+
 def import_answers(
     campaign: Campaign,
     name: str,
@@ -125,11 +139,7 @@ def import_answers(
     mapping = mapping or Mapping()
     name = name.replace("\x00", "")  # stored as the import's source: no database keeps NUL
     suffix = Path(name).suffix.lower()
-    if not campaign.external:
-        raise ImportFailed([Problem(name, None, None, "the campaign is not external")])
-    if suffix not in readers.SUFFIXES:
-        message = f"unsupported file type {suffix or '(none)'} ({', '.join(readers.SUFFIXES)})"
-        raise ImportFailed([Problem(name, None, None, message)])
+    check_importable(campaign, name)
     sha256 = stream_sha256(stream)
     problems: list[Problem] = []
     answers, first = _read(campaign, name, stream, suffix, mapping, problems, budget)

@@ -35,18 +35,11 @@ CLEARED_COLUMN = CLEARED_COLUMN_TEMPLATE.format(
     no_gate=NO_GATE_TEMPLATE.format(campaign="m.campaign_id"), cleared=CLEARED_SQL
 )
 
-# A submit is refused when the annotator is a member who is not cleared (an account that is no
-# longer a member keeps the rules it had: its assignments are its own). Over the assignment a.
-BLOCKED_SUBMIT_TEMPLATE = """
-EXISTS (SELECT 1 FROM prb_annotate_membership m
-        WHERE m.campaign_id = a.campaign_id AND m.user_id = a.annotator_id
-          AND NOT {cleared})
-"""
-BLOCKED_SUBMIT_SQL = BLOCKED_SUBMIT_TEMPLATE.format(cleared=CLEARED_SQL)
-# 1 when the submit is refused, as a column of a statement over the assignment a.
-BLOCKED_SUBMIT_COLUMN = "CASE WHEN {no_gate} THEN 0 WHEN {blocked} THEN 1 ELSE 0 END".format(
-    no_gate=NO_GATE_TEMPLATE.format(campaign="a.campaign_id"), blocked=BLOCKED_SUBMIT_SQL
-)
+# 1 when the submit is refused because the member is not cleared, as a column of a statement
+# over ``prb_annotate_membership m``. The submit reads it beside the annotator membership that
+# lets the account answer at all: an account that is no longer an annotator of the campaign
+# answers nothing, not even on the assignments it still owns (``annotating.py``).
+BLOCKED_SUBMIT_COLUMN = f"1 - {CLEARED_COLUMN}"
 
 IS_CLEARED_TEMPLATE = """
 SELECT {cleared} FROM prb_annotate_membership m

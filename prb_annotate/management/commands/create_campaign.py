@@ -16,10 +16,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from prb_annotate.audit import plan_odds
 from prb_annotate.audit.active_sample import SampleDesign
-from prb_annotate.audit.ppi_designs import ACTIVE_FLOOR
 from prb_annotate.audit.sample_report import plan_lines
 from prb_annotate.audit.sampling import PlanTargets
-from prb_annotate.campaigns.copies import campaign_like
+from prb_annotate.campaigns.copies import CopyChangeRefused, campaign_like, queue_only
 from prb_annotate.campaigns.lifecycle import (
     CampaignSetupError,
     add_member,
@@ -36,9 +35,69 @@ from prb_annotate.campaigns.setting_fields import CAMPAIGN, PLAN
 from prb_annotate.management.setting_options import add_setting_option
 from prb_annotate.models import Campaign, Dataset
 
+# The options --like applies on top of the copy, by the campaign field each one sets.
+LIKE_CHANGES = {
+    "k": "annotations_per_pair",
+    "seed": "seed",
+    "gold_rate": "gold_rate",
+    "quota": "quota_per_annotator",
+    "reservation_minutes": "reservation_minutes",
+    "completion_url": "completion_url",
+    "prolific_study_id": "prolific_study_id",
+}
+
+# Options that choose pairs or settings themselves, which --like takes from the other campaign.
+NOT_WITH_LIKE = (
+    "sample",
+    "half_width",
+    "category_half_width",
+    "gold_ids",
+    "active",
+    "active_floor",
+)
+
+# Options whose parser default is None, so that --like tells one given from one left out; a
+# campaign made without --like takes the setting's default (the one their help names).
+DEFAULT_WHEN_LEFT_OUT = {
+    "k": CAMPAIGN["annotations_per_pair"],
+    "seed": CAMPAIGN["seed"],
+    "gold_rate": CAMPAIGN["gold_rate"],
+    "reservation_minutes": CAMPAIGN["reservation_minutes"],
+    "active_floor": PLAN["floor"],
+}
+
 
 def _names(value: str) -> list[str]:
     return [name.strip() for name in value.split(",") if name.strip()]
+
+
+def _flag(option: str) -> str:
+    return f"--{option.replace('_', '-')}"
+
+
+def _option(options: dict[str, Any], name: str) -> Any:
+    """The option's value, or its setting's default when it was left out."""
+    value = options.get(name)
+    return DEFAULT_WHEN_LEFT_OUT[name].default if value is None else value
+
+
+def _given(options: dict[str, Any], name: str) -> bool:
+    return options.get(name) not in (None, False, "")
+
+
+def _listed(flags: list[str]) -> str:
+    return f"{', '.join(flags[:-1])} and {flags[-1]}" if len(flags) > 1 else "".join(flags)
+
+
+def _like_help() -> str:
+    """--like's help, naming the options it applies, from LIKE_CHANGES and the copy's rules."""
+    external = [option for option, field in LIKE_CHANGES.items() if not queue_only([field])]
+    return (
+        "copy this campaign: its dataset, pairs, gold, practice and qualification items, "
+        "question set, thresholds and settings; "
+        f"{_listed([_flag(option) for option in LIKE_CHANGES])} given too override what is copied "
+        f"(with --external: {_listed([_flag(option) for option in external])} only)"
+    )
 
 
 class Command(BaseCommand):
@@ -62,13 +121,7 @@ class Command(BaseCommand):
         add_setting_option(parser, CAMPAIGN["reservation_minutes"])
         add_setting_option(parser, CAMPAIGN["completion_url"])
         add_setting_option(parser, CAMPAIGN["prolific_study_id"])
-        parser.add_argument(
-            "--like",
-            type=int,
-            metavar="CAMPAIGN_ID",
-            help="set it up like this campaign: its dataset, pairs, gold, practice and "
-            "qualification items, question set, thresholds and settings",
-        )
+        parser.add_argument("--like", type=int, metavar="CAMPAIGN_ID", help=_like_help())
         parser.add_argument("--activate", action="store_true", help="start it active")
         add_setting_option(
             parser,
@@ -106,6 +159,7 @@ class Command(BaseCommand):
             metavar="CAMPAIGN_ID",
             help="add pairs to this planned campaign to reach its targets at the shares seen",
         )
+        parser.set_defaults(**dict.fromkeys(DEFAULT_WHEN_LEFT_OUT))
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options.get("extend_sample") is not None:
@@ -149,10 +203,12 @@ def sample_targets(options: dict[str, Any]) -> PlanTargets | None:
 def sample_design(options: dict[str, Any]) -> SampleDesign | None:
     """``--active`` (with its floor), or None for the uniform draw."""
     if not options.get("active"):
+        if options.get("active_floor") is not None:
+            raise CommandError("--active-floor applies only with --active")
         return None
     if sample_targets(options) is None:
         raise CommandError("--active needs --half-width or --category-half-width")
-    return SampleDesign("active", options.get("active_floor", ACTIVE_FLOOR))
+    return SampleDesign("active", _option(options, "active_floor"))
 
 
 def preview(options: dict[str, Any]) -> dict[str, Any]:
@@ -165,7 +221,7 @@ def preview(options: dict[str, Any]) -> dict[str, Any]:
         plan = plan_for_dataset(
             dataset,
             targets,
-            options.get("k", 3),
+            _option(options, "k"),
             leave_out=_names(options.get("gold_ids") or ""),
             design=sample_design(options),
         )
@@ -196,10 +252,6 @@ def _dataset(options: dict[str, Any]) -> Dataset:
         raise CommandError(f"no dataset named {options['dataset']!r}") from error
 
 
-# Options that choose pairs or settings themselves, which --like takes from the other campaign.
-NOT_WITH_LIKE = ("sample", "half_width", "category_half_width", "gold_ids", "active")
-
-
 def run(options: dict[str, Any]) -> Campaign:
     """The command's work, callable from tests with the parsed options."""
     if not options.get("name"):
@@ -228,7 +280,7 @@ def _like(options: dict[str, Any]) -> Campaign:
     source = Campaign.objects.filter(pk=options["like"]).first()
     if source is None:
         raise CommandError(f"no campaign with id {options['like']}")
-    clashing = [f"--{name.replace('_', '-')}" for name in NOT_WITH_LIKE if options.get(name)]
+    clashing = [_flag(name) for name in NOT_WITH_LIKE if _given(options, name)]
     if clashing:
         raise CommandError(f"--like takes the pairs from campaign {source.pk}: drop {clashing[0]}")
     if options.get("dataset") and options["dataset"] != source.dataset.name:
@@ -237,10 +289,15 @@ def _like(options: dict[str, Any]) -> Campaign:
             f"not {options['dataset']!r}"
         )
     external = bool(options.get("external"))
+    given = {option: options[option] for option in LIKE_CHANGES if options.get(option) is not None}
+    changes = {LIKE_CHANGES[option]: value for option, value in given.items()}
     try:
-        campaign = campaign_like(source, options["name"], external=external)
+        campaign = campaign_like(source, options["name"], external=external, changes=changes)
         if options.get("activate"):
             set_status(campaign, Campaign.Status.ACTIVE)
+    except CopyChangeRefused as refused:
+        flags = [_flag(option) for option in given if LIKE_CHANGES[option] in refused.settings]
+        raise CommandError(f"{', '.join(flags)}: {refused.reason}") from refused
     except CampaignSetupError as error:
         raise CommandError(str(error)) from error
     return campaign
@@ -261,13 +318,13 @@ def _create(options: dict[str, Any]) -> Campaign:
         campaign = create_campaign(
             dataset,
             options["name"],
-            k=options.get("k", 3),
+            k=_option(options, "k"),
             sample=options.get("sample"),
             sample_targets=sample_targets(options),
             sample_design=sample_design(options),
             gold_pair_ids=_names(options.get("gold_ids") or ""),
-            gold_rate=options.get("gold_rate", 0.0),
-            seed=options.get("seed", 0),
+            gold_rate=_option(options, "gold_rate"),
+            seed=_option(options, "seed"),
             activate=bool(options.get("activate")),
             external=bool(options.get("external")),
             **settings,
