@@ -25,8 +25,8 @@ from evaluation.compare import (
     SubsetTest,
     figure_words,
 )
-from evaluation.config import level_percent
 from evaluation.latex import latex_escape
+from evaluation.levels import level_percent
 from evaluation.spreadsheet_cells import SafeDictWriter
 
 FORMATS = ("text", "json", "csv", "latex")

@@ -3,7 +3,6 @@
 import argparse
 import math
 from dataclasses import asdict, dataclass
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from evaluation.errors import EvaluationError
@@ -48,18 +47,6 @@ def level(text: str) -> float:
     if not 0 < value < 1:  # NaN too
         raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, not {text!r}")
     return value
-
-
-def level_percent(confidence: float) -> str:
-    """A confidence level as a percentage, written as exactly as it was given: every table,
-    headline and caption that names a level writes it with this.
-
-    >>> [level_percent(value) for value in (0.95, 0.975, 0.999, 0.5)]
-    ['95%', '97.5%', '99.9%', '50%']
-    """
-    # The shortest text of the float, scaled in decimal: 100 * 0.999 in binary is 99.89999...
-    percent = Decimal(str(float(confidence))) * 100
-    return f"{percent.normalize():f}%"
 
 
 def add_confidence_option(parser: argparse.ArgumentParser, intervals: str) -> None:
@@ -143,7 +130,7 @@ class ScoreConfig:
         group_by: a record label (``validation.verdict``, ``split``, any scalar field) to report
             accuracy by; ``None`` uses ``validation.verdict`` when records have it. Grouped by
             ``validation.verdict``, the groups are the audit subsets, as ``compare`` reads them
-            (:func:`evaluation.run_summary.audit_subset`: an undecided pair is excluded).
+            (:func:`evaluation.records.audit_subset`: an undecided pair is excluded).
         progress: show a progress bar.
         name: a short name for the run (``rm-8b``), stored in the summary; ``correlate``
             matches downstream rows on it. ``None``: the model as given.

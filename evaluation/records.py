@@ -35,10 +35,21 @@ from evaluation.errors import EvaluationError
 PRIVATE_FIELDS = frozenset({"rubric_aspects", "narrative"})
 MODEL_FIELDS = frozenset({"id", "question", "prompt", "profile", "category", "chosen", "rejected"})
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+# Each verdict's audit subset: excluded is every pair that did not pass, failed or still
+# undecided. The one definition score, compare, the exporter's splits and the app's evaluations
+# share.
+SUBSET_OF_VERDICT = {"validated": "validated", "excluded": "excluded", "undecided": "excluded"}
+EXCLUDED_VERDICTS = tuple(v for v, subset in SUBSET_OF_VERDICT.items() if subset == "excluded")
 # An export's manifest and the format it names: the exporter writes them
 # (prb_annotate/exports/manifest.py), this module and the app's dataset import read them.
 EXPORT_MANIFEST = "manifest.json"
 EXPORT_FORMAT = "prb-annotate export"
+
+
+def audit_subset(verdict: Any) -> str | None:
+    """The audit subset of a verdict (``validated`` or ``excluded``); ``None`` for anything
+    else, such as a pair without a verdict."""
+    return SUBSET_OF_VERDICT.get(str(verdict)) if verdict is not None else None
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from evaluation import strict_json
-from evaluation.config import PAPER_MAX_LENGTH, level_percent
+from evaluation.config import PAPER_MAX_LENGTH
 from evaluation.errors import EvaluationError
+from evaluation.levels import level_percent
 from evaluation.metrics import AccuracyStats, AccuracySummary, PositionStats
 
 # The benchmark reads a judge reply that names no answer as "A" (:mod:`evaluation.paper_protocol`).

@@ -7,8 +7,9 @@ no torch.
 Audit subsets. A pair's ``validation.verdict`` is ``validated``, ``excluded`` (it failed) or
 ``undecided``; its audit subset is ``validated`` or ``excluded``, where excluded is every pair
 that did not pass, failed or still undecided, as exports and the evaluations page count them.
-:func:`audit_subset` is that definition: ``score`` groups by it and ``compare`` reads runs with
-it (:mod:`evaluation.runs`), so "excluded" names the same pairs in both.
+:func:`evaluation.records.audit_subset` is that definition: ``score`` groups by it and
+``compare`` reads runs with it (:mod:`evaluation.runs`), so "excluded" names the same pairs in
+both.
 """
 
 from collections.abc import Sequence
@@ -18,25 +19,16 @@ from typing import Any
 from evaluation.config import ScoreConfig
 from evaluation.metrics import accuracy_summary, position_stats
 from evaluation.paper_protocol import paper_accuracy
-from evaluation.records import PairRecord
+from evaluation.records import EXCLUDED_VERDICTS, SUBSET_OF_VERDICT, PairRecord, audit_subset
 from evaluation.results import InputFit, PairScore, RunStats, ScoreResult, with_groups
 
 # The label a run groups by when its records carry it and no --group-by is given.
 AUTO_GROUP = "validation.verdict"
 VERDICT_LABEL = AUTO_GROUP
-# Each verdict's audit subset: the one definition score and compare share.
-SUBSET_OF_VERDICT = {"validated": "validated", "excluded": "excluded", "undecided": "excluded"}
-EXCLUDED_VERDICTS = tuple(v for v, subset in SUBSET_OF_VERDICT.items() if subset == "excluded")
 EXCLUDED_WORDS = (
     "excluded: every pair that did not pass, failed or still undecided (the same pairs in "
     "score, compare, exports and the evaluations page)"
 )
-
-
-def audit_subset(verdict: Any) -> str | None:
-    """The audit subset of a verdict (``validated`` or ``excluded``); ``None`` for anything
-    else, such as a pair without a verdict."""
-    return SUBSET_OF_VERDICT.get(str(verdict)) if verdict is not None else None
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ when the run grouped its pairs, ``group``) and ``summary.json`` (``settings.name
 run). A pair's audit subset comes from its ``group`` when that is a verdict or a subset:
 ``validated``, or ``excluded`` / ``undecided`` (an undecided pair counts as excluded, as
 ``score`` counts it, and as in exports and on the evaluations page:
-:func:`evaluation.run_summary.audit_subset`, the one definition). Runs of an export written
+:func:`evaluation.records.audit_subset`, the one definition). Runs of an export written
 with ``--with-validation`` (or by ``manage.py evaluate``) carry it.
 """
 
@@ -18,7 +18,8 @@ from typing import Any
 from evaluation.compare import PairLabel, RunOutcomes
 from evaluation.errors import EvaluationError
 from evaluation.metrics import OUTCOMES
-from evaluation.run_summary import EXCLUDED_WORDS, audit_subset
+from evaluation.records import audit_subset
+from evaluation.run_summary import EXCLUDED_WORDS
 
 SHOWN_MISSING = 3
 

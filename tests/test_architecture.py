@@ -76,6 +76,7 @@ SHARED_FORMATS = {
     "evaluation",
     "evaluation.errors",
     "evaluation.latex",
+    "evaluation.levels",
     "evaluation.records",
     "evaluation.spreadsheet_cells",
     "evaluation.strict_json",

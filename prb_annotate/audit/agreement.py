@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import krippendorff
@@ -61,7 +61,9 @@ class Estimate:
 
     ``value`` is None when the coefficient is undefined for these data; ``note`` says why.
     ``method``, ``reliable``, ``reason`` and ``centred`` describe the interval
-    (``intervals.Interval``); they are None and "" when no interval was asked for.
+    (``intervals.Interval``); they are None and "" when no interval was asked for. ``units``:
+    the units a coefficient computed on a subset of them read (Fleiss' kappa, on the units
+    with the most common number of ratings); None, and left out of :meth:`as_dict`, otherwise.
     """
 
     value: float | None
@@ -73,6 +75,7 @@ class Estimate:
     reliable: bool | None = None
     reason: str = ""
     centred: bool | None = None
+    units: int | None = None
 
     @classmethod
     def with_interval(cls, value: float, interval: intervals.Interval, note: str) -> Estimate:
@@ -99,7 +102,7 @@ class Estimate:
             "reliable": self.reliable,
             "reason": self.reason,
             "centred": self.centred,
-        }
+        } | ({} if self.units is None else {"units": self.units})
 
 
 # --------------------------------------------------------------------------------------------
@@ -606,35 +609,48 @@ class AgreementData:
         """
         results = []
         for coefficient, options in requests:
-            counts, note = (
-                self._fleiss_counts() if coefficient == "fleiss_kappa" else (self.counts, "")
-            )
-            reason = self._undefined(coefficient, counts)
-            if reason:
-                results.append(Estimate(value=None, note=_join(note, reason)))
-                continue
-            patterns, sizes = count_patterns(counts)
-            statistic = self.statistic(coefficient, options)
-            point = float(statistic(patterns, sizes[None, :].astype(np.float64))[0])
-            if not math.isfinite(point):
-                results.append(Estimate(value=None, note=_join(note, UNDEFINED)))
-            elif bootstrap is None or not bootstrap.resamples:
-                results.append(Estimate(value=point, note=note))
+            if coefficient == "fleiss_kappa":
+                counts, note = self._fleiss_counts()
+                # Fleiss reads the units left with two ratings or more: its n.
+                units: int | None = int((counts.sum(axis=1) >= 2).sum())
             else:
-                found = intervals.interval(
-                    statistic,
-                    patterns,
-                    sizes,
-                    point,
-                    method=bootstrap.method,
-                    resamples=bootstrap.resamples,
-                    seed=bootstrap.seed,
-                    confidence=confidence,
-                    family=RELIABILITY_FAMILY[coefficient],
-                    centring=bootstrap.centring,
-                )
-                results.append(Estimate.with_interval(point, found, note))
+                counts, note, units = self.counts, "", None
+            estimate = self._estimate(coefficient, options, counts, note, bootstrap, confidence)
+            results.append(replace(estimate, units=units))
         return results
+
+    def _estimate(
+        self,
+        coefficient: Coefficient,
+        options: Mapping[str, Any],
+        counts: IntArray,
+        note: str,
+        bootstrap: Bootstrap | None,
+        confidence: float,
+    ) -> Estimate:
+        reason = self._undefined(coefficient, counts)
+        if reason:
+            return Estimate(value=None, note=_join(note, reason))
+        patterns, sizes = count_patterns(counts)
+        statistic = self.statistic(coefficient, options)
+        point = float(statistic(patterns, sizes[None, :].astype(np.float64))[0])
+        if not math.isfinite(point):
+            return Estimate(value=None, note=_join(note, UNDEFINED))
+        if bootstrap is None or not bootstrap.resamples:
+            return Estimate(value=point, note=note)
+        found = intervals.interval(
+            statistic,
+            patterns,
+            sizes,
+            point,
+            method=bootstrap.method,
+            resamples=bootstrap.resamples,
+            seed=bootstrap.seed,
+            confidence=confidence,
+            family=RELIABILITY_FAMILY[coefficient],
+            centring=bootstrap.centring,
+        )
+        return Estimate.with_interval(point, found, note)
 
     def statistic(
         self, coefficient: Coefficient, options: Mapping[str, Any]

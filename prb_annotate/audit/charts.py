@@ -47,6 +47,9 @@ class Interval:
     low: float | None = None
     high: float | None = None
     note: str = ""
+    # Whether the chart's marks (interval_chart's ``marks``) are drawn across this row: the
+    # agreement chart's alpha thresholds belong to the alpha rows only.
+    marked: bool = True
 
 
 def _scale(lo: float, hi: float) -> "_Scale":
@@ -107,7 +110,8 @@ def interval_chart(
 ) -> str:
     """Dots with interval bars, one row each (coefficients with bootstrap intervals).
 
-    The axis starts at ``lo`` (default: 0, or lower when an interval reaches below 0).
+    The axis starts at ``lo`` (default: 0, or lower when an interval reaches below 0). The
+    ``marks`` are dashed across the rows that are ``marked`` only.
     """
     lows = [row.low for row in rows if row.low is not None] + [
         row.value for row in rows if row.value is not None
@@ -119,9 +123,11 @@ def interval_chart(
     step = 0.2 if hi - start <= 1.4 else 0.5
     first = round(start / step) * step
     ticks = [round(first + i * step, 2) for i in range(int((hi - first) / step + 1.01))]
-    parts = _axis(scale, ticks, height, marks)
+    parts = _axis(scale, ticks, height, ())
     for index, row in enumerate(rows):
         y = TOP + ROW_HEIGHT * index + ROW_HEIGHT / 2
+        if row.marked:
+            parts += _row_marks(scale, marks, y)
         parts.append(
             f'<text x="{LABEL_WIDTH - 8}" y="{y + 4:.1f}" text-anchor="end" {INK_FILL}>'
             f"{escape(row.label)}</text>"
@@ -144,6 +150,15 @@ def interval_chart(
             f'<text x="{WIDTH - RIGHT + 8}" y="{y + 4:.1f}" {INK_FILL}>{row.value:.3f}</text>'
         )
     return _frame(height, title, parts)
+
+
+def _row_marks(scale: _Scale, marks: Sequence[float], y: float) -> list[str]:
+    half = ROW_HEIGHT / 2
+    return [
+        f'<line x1="{scale(mark):.1f}" y1="{y - half:.1f}" x2="{scale(mark):.1f}" '
+        f'y2="{y + half:.1f}" {MARK_STROKE} stroke-dasharray="3 3"/>'
+        for mark in marks
+    ]
 
 
 def share_chart(rows: Sequence[Interval], *, title: str, marks: Sequence[float] = ()) -> str:

@@ -27,15 +27,17 @@ ratings a pair). The pairs rated twice are what binds: one pair with a disagreem
 where there are 20 (Gwet's), 60 or 100 (alpha's) of them; an audit without a single
 disagreement says so in words. A reliable AC1 or AC2
 interval of the default method is centred on the estimate it sits beside (the draws shifted
-by the estimate minus their median, ``CENTRED``); alpha's keeps the prior's pull towards
-chance, which is what holds its coverage when disagreements are few (docs/statistics.md).
+by the estimate minus their median and capped at 1, ``CENTRED``; the interval records it as
+``Interval.centred``); alpha's keeps the prior's pull towards chance, which is what holds its
+coverage when disagreements are few (docs/statistics.md). Every interval is then widened,
+never narrowed, to hold its estimate. :func:`adjustment_text` says both in words.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -222,6 +224,14 @@ RULE = gettext_noop(
     "an interval is reliable when enough pairs are rated twice or more, one of them at least "
     "with a disagreement: %(families)s"
 )
+# What :func:`interval` does to the quantiles of the draws after the method has drawn them, in
+# words beside the method's phrase (:func:`adjustment_text`): the centring of the intervals
+# whose ``Interval.centred`` is true, and the widening every interval gets.
+CENTRING = gettext_noop(
+    "the intervals of %(coefficients)s are shifted so that the median of their draws sits on "
+    "the estimate and are capped at one"
+)
+WIDENING = gettext_noop("each interval is widened where needed to hold its estimate")
 
 
 def reliability(family: Family, evidence: Evidence) -> tuple[bool, str]:
@@ -266,6 +276,21 @@ def rule_text(words: Callable[[str], str] = str) -> str:
             }
         )
     return words(RULE) % {"families": "; ".join(parts)}
+
+
+def adjustment_text(centred: Sequence[str], words: Callable[[str], str] = str) -> str:
+    """What :func:`interval` did after drawing, in one clause: ``centred`` names the
+    coefficients whose intervals were centred (``Interval.centred``, carried as ``centred`` in
+    the audit's coefficients; none, and no centring is named), then the widening to hold the
+    estimate that every interval of :func:`interval` gets. ``words`` translates (English by
+    default)."""
+    parts = []
+    if centred:
+        names = list(dict.fromkeys(centred))
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        parts.append(words(CENTRING) % {"coefficients": listed})
+    parts.append(words(WIDENING))
+    return "; ".join(parts)
 
 
 # --------------------------------------------------------------------------------------------

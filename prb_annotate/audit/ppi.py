@@ -178,7 +178,11 @@ def effective_interval(
     share: float, size: float, confidence: float, sample: int, method: str = PPI_METHOD
 ) -> dict[str, Any]:
     """Wilson at the effective size with the humans-only estimate's continuity correction
-    (half a pair of the human sample), so that a useless model gives the humans' interval."""
+    (half a pair of the human sample), so that a useless model gives the humans' interval.
+    An infinite effective size (humans on every pair: a census) has no interval at all
+    (``sampling.census``)."""
+    if math.isinf(size):
+        return sampling.census(share)
     low, high = sampling.wilson(share, size, confidence, sampling.half_step(sample))
     return {
         "share": share,

@@ -5,6 +5,7 @@ from typing import Any
 
 from prb_annotate.audit import ppi_designs
 from prb_annotate.audit.sample_report import DASH, interval, percent, points
+from prb_annotate.formats import numbers
 
 
 def _pairs(value: float | None) -> str:
@@ -110,7 +111,7 @@ def context(report: Mapping[str, Any]) -> dict[str, Any] | None:
     planning = section.get("planning")
     return {
         **found,
-        "confidence": f"{section['confidence']:.0%}",
+        "confidence": numbers.level(section["confidence"]),
         "overall": _row("whole dataset", overall, overall["sample_pairs"]),
         "rows": [
             _row(row["category"] or "(no category)", row, row["sample"]["pairs"])

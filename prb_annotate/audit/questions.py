@@ -115,6 +115,7 @@ PAIRWISE_WEIGHTS: dict[str, agreement.WeightKind] = {"nominal": "identity", "ord
 # page to explain it: a gap of 0.3 on a scale whose useful range is 0 to 1 changes the reading
 # of the coefficient (Krippendorff's 0.667 and 0.800 marks are 0.13 apart).
 PARADOX_PAIRS = {"nominal": ("alpha_nominal", "ac1"), "ordinal": ("alpha_ordinal", "ac2_ordinal")}
+PARADOX_GAP = 0.3
 PARADOX = Phrase(
     gettext_noop(
         "Alpha (%(alpha)s) and %(name)s (%(gwet)s) disagree because one answer makes up "
@@ -123,30 +124,62 @@ PARADOX = Phrase(
         "more (the prevalence paradox)."
     )
 )
-PARADOX_GAP = 0.3
+# A gap between alpha and AC2 where no answer dominates: AC2's ordinal weights, not
+# prevalence. Nominal questions have no such weights, and a gap there without a dominant
+# answer gets no sentence (none that the figures would prove).
+NEAR_MISSES = Phrase(
+    gettext_noop(
+        "Alpha (%(alpha)s) and AC2 (%(gwet)s) disagree although no answer dominates (the most "
+        "common makes up %(share)s of the ratings): AC2's ordinal weights count a near miss, "
+        "such as a 4 against a 5, as nearly an agreement and measure chance over the whole "
+        "scale, while alpha compares the disagreements with those the ratings given would show "
+        "by chance, and ratings that crowd into neighbouring values make near misses what "
+        "chance predicts."
+    )
+)
+
+
+def dominant_share(values: int) -> float:
+    """The share from which one answer dominates the ``values`` a question can take: halfway
+    from the uniform share 1/K to all ratings on one answer, (K + 1) / (2K) (0.75 of two
+    answers, 0.67 of three, 0.6 of five).
+
+    Why halfway: at the uniform share the chance agreement alpha expects (about the sum of
+    the shares squared) and Gwet's (the shares' spread, sum p (1 - p) / (K - 1)) are equal,
+    1/K, so prevalence cannot be what sets the coefficients apart; they part as one answer
+    grows. With the most common answer halfway to all the ratings and the rest even, alpha's
+    is (K + 3) / 4K and Gwet's 3 / 4K: a quarter apart whatever K, the same distance for a
+    choice of two answers as for a five-point scale, where "well above the uniform share"
+    would otherwise mean a different thing per question (Feinstein & Cicchetti 1990; Gwet
+    2008). Below it the answers are too evenly spread to call the gap a prevalence effect.
+    """
+    return (values + 1) / (2 * values)
 
 
 def prevalence_paradox(
-    coefficients: list[dict[str, Any]], kind: str, share: float | None
+    coefficients: list[dict[str, Any]], kind: str, share: float | None, *, values: int
 ) -> str | None:
     """One sentence when alpha and Gwet's coefficient disagree strongly, or None.
 
-    When one answer dominates, chance agreement as alpha computes it (from the answers'
-    shares) is close to 1, so the few disagreements weigh heavily; Gwet's chance agreement
-    shrinks as one answer dominates, so AC1/AC2 stays high: the prevalence paradox
-    (Feinstein & Cicchetti 1990; Gwet 2008).
+    When one answer dominates (``share`` of the ratings, at least :func:`dominant_share` of
+    the question's ``values`` answers), chance agreement as alpha computes it (from the
+    answers' shares) is close to 1, so the few disagreements weigh heavily; Gwet's chance
+    agreement shrinks as one answer dominates, so AC1/AC2 stays high: the prevalence paradox
+    (Feinstein & Cicchetti 1990; Gwet 2008). Without a dominant answer the gap on a rating is
+    AC2's ordinal weights crediting near misses (:data:`NEAR_MISSES`); on a choice, no
+    sentence.
     """
     alpha_key, gwet_key = PARADOX_PAIRS[kind]
     by_key = {coefficient["key"]: coefficient.get("value") for coefficient in coefficients}
     alpha, gwet = by_key.get(alpha_key), by_key.get(gwet_key)
     if alpha is None or gwet is None or share is None or abs(gwet - alpha) < PARADOX_GAP:
         return None
-    return PARADOX(
-        alpha=f"{alpha:.2f}",
-        name="AC1" if kind == "nominal" else "AC2",
-        gwet=f"{gwet:.2f}",
-        share=f"{share:.0%}",
-    )
+    figures = {"alpha": f"{alpha:.2f}", "gwet": f"{gwet:.2f}", "share": f"{share:.0%}"}
+    if share >= dominant_share(values):
+        return PARADOX(name="AC1" if kind == "nominal" else "AC2", **figures)
+    if kind == "ordinal":
+        return NEAR_MISSES(**figures)
+    return None
 
 
 def ratings_matrix(
@@ -222,7 +255,9 @@ def agreement_by_question(
                 "pairwise_kappa": _pairwise_rows(pairwise, annotators),
                 "pairwise_weights": PAIRWISE_WEIGHTS[question.kind],
                 "prevalence": share,
-                "paradox": prevalence_paradox(coefficients, question.kind, share),
+                "paradox": prevalence_paradox(
+                    coefficients, question.kind, share, values=len(question.domain)
+                ),
             }
         )
     return results

@@ -5,6 +5,7 @@ functions, so they print the same numbers the same way.
 """
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -16,7 +17,7 @@ from prb_annotate.audit import charts as svg
 from prb_annotate.audit import intervals, model_report, ppi_report, sample_report
 from prb_annotate.audit.phrases import shown, shown_parts
 from prb_annotate.audit.words import gettext_noop
-from prb_annotate.formats.numbers import share
+from prb_annotate.formats.numbers import level, share
 
 DASH = "—"
 # Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions.
@@ -89,7 +90,9 @@ def interval_note(coefficient: dict[str, Any]) -> str:
 
 
 def _interval(label: str, coefficient: dict[str, Any]) -> svg.Interval:
-    """A chart row; an unreliable interval is drawn as its point alone, never as bounds."""
+    """A chart row; an unreliable interval is drawn as its point alone, never as bounds.
+    Krippendorff's thresholds (``ALPHA_MARKS``) are marked on alpha's rows alone."""
+    marked = str(coefficient.get("key", "")).startswith("alpha")
     if coefficient.get("reliable") is False:
         return svg.Interval(
             _("%(value)s (unreliable)") % {"value": label},
@@ -97,6 +100,7 @@ def _interval(label: str, coefficient: dict[str, Any]) -> svg.Interval:
             None,
             None,
             interval_note(coefficient),
+            marked=marked,
         )
     return svg.Interval(
         label,
@@ -104,6 +108,7 @@ def _interval(label: str, coefficient: dict[str, Any]) -> svg.Interval:
         coefficient.get("ci_low"),
         coefficient.get("ci_high"),
         shown_parts(coefficient.get("note") or ""),
+        marked=marked,
     )
 
 
@@ -220,7 +225,7 @@ def charts(report: dict[str, Any]) -> dict[str, SafeString]:
                 agreement_rows,
                 title=_("Agreement per question with %(confidence)s intervals (%(methods)s)")
                 % {
-                    "confidence": f"{report['settings']['confidence']:.0%}",
+                    "confidence": level(report["settings"]["confidence"]),
                     "methods": methods_text(report, intervals.SHORT_NAMES),
                 },
                 marks=ALPHA_MARKS,
@@ -258,7 +263,79 @@ def context(report: dict[str, Any]) -> dict[str, Any]:
         "sample_estimate": _sample_estimate(report),
         "model_annotators": model_report.context(report),
         "ppi": ppi_report.context(report),
+        "ppi_coverage": model_coverage(report),
     }
+
+
+@dataclass(frozen=True)
+class ModelCoverage:
+    """Which pairs the prediction-powered estimate's model annotator judged, in counts: M
+    (``model_pairs``) of the dataset's N (``population``), beside the humans' sample of
+    ``sampled`` pairs, ``decided`` (n) of them decided.
+
+    The estimate gains over the humans' alone only from the model's verdicts on pairs the
+    humans did not decide (``ppi.py``: mean_n(y) - lambda (mean_n(f) - mean_M(f)), variance
+    (1/M - 1/N) S_y^2 + (1/n - 1/M) S_r^2). With M = n it is the humans-only estimate exactly;
+    with M no larger than the sample (a model run over the campaign's pairs only, the default
+    of ``evaluate --as-annotator``) it can gain no more than the sample's undecided pairs
+    give. The page and the paper say so in words (``reach``) beside the estimate they print.
+    """
+
+    population: int
+    model_pairs: int
+    sampled: int
+    decided: int
+
+    @property
+    def reach(self) -> str:
+        """``all`` (M = N), ``part`` (the sample and more), ``sample`` (no more pairs than the
+        sample holds) or ``decided`` (M = n: only the pairs the humans decided)."""
+        if self.model_pairs >= self.population:
+            return "all"
+        if self.model_pairs <= self.decided:
+            return "decided"
+        if self.model_pairs <= self.sampled:
+            return "sample"
+        return "part"
+
+    @property
+    def adds_nothing(self) -> bool:
+        """Whether the model judged no pair beyond what the humans' sample holds."""
+        return self.reach in ("decided", "sample")
+
+
+def model_coverage(report: Mapping[str, Any]) -> ModelCoverage | None:
+    """The coverage of the ``ppi`` section's model annotator, from its counts and the sample
+    estimate's; None where there is no estimate (no section, or the run misses a decided
+    sampled pair)."""
+    section = report.get("ppi")
+    if not section or not section.get("covers_sample"):
+        return None
+    overall = section["overall"]
+    return ModelCoverage(
+        population=int(overall["population"]),
+        model_pairs=int(overall["model_pairs"]),
+        sampled=int(report["sample_estimate"]["overall"]["sampled"]),
+        decided=int(overall["sample_pairs"]),
+    )
+
+
+def _coverage_lines(coverage: ModelCoverage | None) -> list[str]:
+    """The text report's word on a model that judged no pair beyond the humans' sample, as
+    the page says it."""
+    if coverage is None or not coverage.adds_nothing:
+        return []
+    if coverage.reach == "decided":
+        said = "the estimate with the model is the humans-only one and adds nothing over the sample"
+    else:
+        said = (
+            f"no more than the sample of {coverage.sampled} holds, so the estimate with the "
+            "model adds next to nothing over the humans-only one"
+        )
+    return [
+        f"  the model judged {coverage.model_pairs} of {coverage.population} pairs: {said} "
+        "(run it with --whole-dataset)"
+    ]
 
 
 def _sample_estimate(report: dict[str, Any]) -> dict[str, Any] | None:
@@ -345,7 +422,8 @@ def _english_text(report: dict[str, Any]) -> str:
     lines.append(
         f"agreement intervals: {methods_text(report, intervals.METHOD_PHRASES)}, "
         f"{settings['resamples']} resamples, "
-        f"seed {settings['seed']}, {settings['confidence']:.0%} intervals ({intervals.rule_text()})"
+        f"seed {settings['seed']}, {level(settings['confidence'])} intervals "
+        f"({intervals.rule_text()})"
     )
     if report.get("left_out"):
         lines.append(
@@ -381,6 +459,7 @@ def _english_text(report: dict[str, Any]) -> str:
         lines += ["", *sample_report.estimate_lines(report["sample_estimate"])]
     if report.get("ppi"):
         lines += ["", *ppi_report.lines(report)]
+        lines += _coverage_lines(model_coverage(report))
     lines += ["", "Reasons (pairs)"]
     lines += [
         f"  {row.get('words') or row['reason']} ({row['reason']}): {row['pairs']}"

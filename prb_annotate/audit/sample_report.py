@@ -7,6 +7,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from prb_annotate.audit import active_sample
+from prb_annotate.audit.sampling import CENSUS, is_census
 from prb_annotate.formats import numbers
 
 DASH = "—"
@@ -26,25 +27,35 @@ def money(value: float | None) -> str:
 
 
 def interval(entry: Mapping[str, Any]) -> str:
-    """ "71.3% [65.0%, 77.0%]"; a census has no interval to show."""
+    """ "71.3% [65.0%, 77.0%]"; a census (``sampling.census``) has no interval to show."""
     if entry.get("share") is None:
         return DASH
-    if entry["ci_low"] == entry["ci_high"]:
-        return f"{percent(entry['share'])} (every pair annotated)"
+    if is_census(entry):
+        return f"{percent(entry['share'])} ({_('every pair annotated')})"
     return f"{percent(entry['share'])} [{percent(entry['ci_low'])}, {percent(entry['ci_high'])}]"
 
 
 def bounds(row: Mapping[str, Any]) -> str:
-    """The range the share lies in whatever the undecided pairs turn out to be."""
+    """The range the share lies in whatever the undecided pairs turn out to be: from the
+    lower bound's interval to the upper one's, or between the two shares of a census."""
     low, high = row["low"], row["high"]
     if low.get("share") is None:
         return DASH
     if not row.get("undecided"):
         return "no undecided pair"
-    return (
-        f"{percent(low['share'])} to {percent(high['share'])} "
-        f"(intervals from {percent(low['ci_low'])} to {percent(high['ci_high'])})"
-    )
+    shares = f"{percent(low['share'])} to {percent(high['share'])}"
+    if is_census(low) and is_census(high):
+        return f"{shares} ({_('every pair annotated')})"
+    return f"{shares} (intervals from {percent(_lowest(low))} to {percent(_highest(high))})"
+
+
+def _lowest(entry: Mapping[str, Any]) -> float | None:
+    """An entry's lower bound: its interval's, or a census's share (it has no interval)."""
+    return entry["share"] if is_census(entry) else entry["ci_low"]
+
+
+def _highest(entry: Mapping[str, Any]) -> float | None:
+    return entry["share"] if is_census(entry) else entry["ci_high"]
 
 
 def reached(row: Mapping[str, Any]) -> str:
@@ -82,7 +93,7 @@ def plan_summary(plan: Mapping[str, Any]) -> str:
     )
     text = (
         f"{plan['pairs']} of {plan['population']} pairs for {' and '.join(wanted)} "
-        f"({targets['confidence']:.0%} intervals); {plan['annotations']} annotations "
+        f"({numbers.level(targets['confidence'])} intervals); {plan['annotations']} annotations "
         f"(k = {plan['k']}{extra})"
     )
     if plan["cost"] is not None:
@@ -251,6 +262,11 @@ def estimate_method(estimate: Mapping[str, Any]) -> str:
         method = _share_method(estimate)
         if method is None:
             return ""
+        if method == CENSUS:
+            return _(
+                "Every pair of the dataset was annotated: each share is the dataset's own, with "
+                "no interval."
+            )
         return _(
             "Estimated for every pair of the dataset, not only the sampled ones: per category "
             "%(words)s; overall the categories weighted by their size, at Kish's effective "
@@ -281,11 +297,14 @@ def estimate_lines(estimate: Mapping[str, Any]) -> list[str]:
 
 def _share_method(estimate: Mapping[str, Any]) -> str | None:
     """The method of the estimate's intervals. Before any sampled pair is decided the shares
-    are empty, but the bounds that count the undecided ones have their intervals."""
+    are empty, but the bounds that count the undecided ones have their intervals. A census
+    (no interval) is the method only where every entry is one: a census category beside
+    sampled ones leaves the others' intervals to be named, and its row says it itself."""
     intervals = [
         entry[key]
         for entry in (estimate["overall"], *estimate["per_category"])
         for key in ("share", "low", "high")
         if isinstance(entry.get(key), Mapping)
     ]
-    return next((found["method"] for found in intervals if found.get("method")), None)
+    methods = [found["method"] for found in intervals if found.get("method")]
+    return next((method for method in methods if method != CENSUS), methods[0] if methods else None)

@@ -24,7 +24,9 @@ the whole dataset. Pure functions; no ORM (``campaigns/planned_sample.py`` is th
    coverage for small samples and shares near 0 or 1 where the normal (Wald) interval does not
    (Brown, Cai & DasGupta 2001), and the half step keeps it where the sample share can take
    only a few values (a large sampling fraction of a small category, where the plain interval
-   covers 0.80 to 0.93). A census (``n = N``) gives the share itself, with no interval.
+   covers 0.80 to 0.93). A census (``n = N``) gives the share itself, with no interval
+   (``method`` ``census``, ``ci_low`` and ``ci_high`` None, ``half_width`` 0: no sampling
+   error, so a target is reached).
    Overall, the stratified share ``sum W_h p_h`` with the same interval at Kish's effective
    sample size ``p q / v`` (Kish 1965; Dean & Pagano 2015 for Wilson in complex surveys),
    half a pair of the whole sample as its correction, where ``v`` is the stratified variance
@@ -445,11 +447,28 @@ def half_step(sample: float) -> float:
     return 1 / (2 * sample)
 
 
+# The method of a share every pair of whose population was counted: no interval.
+CENSUS = "census"
+
+
+def census(share: float) -> dict[str, Any]:
+    """The share of a census (the sample is the whole population, an infinite effective size):
+    the population's own share, with no interval to print. ``half_width`` is 0, the sampling
+    error there is, so that plans and targets read a census as exact."""
+    return {"share": share, "ci_low": None, "ci_high": None, "half_width": 0.0, "method": CENSUS}
+
+
+def is_census(entry: Mapping[str, Any]) -> bool:
+    return entry.get("method") == CENSUS
+
+
 def _interval(
     value: float | None, size: float, confidence: float, correction: float = 0.0
 ) -> dict[str, Any]:
     if value is None or size <= 0:
         return {"share": None, "ci_low": None, "ci_high": None, "half_width": None}
+    if math.isinf(size):
+        return census(value)
     low, high = wilson(value, size, confidence, correction)
     return {
         "share": value,
@@ -500,7 +519,8 @@ def dataset_estimate(
 
     ``share``: among decided pairs (undecided ones assumed alike). ``low`` / ``high``: the same
     estimate with every undecided pair counted as excluded / validated, so the truth lies
-    between ``low.ci_low`` and ``high.ci_high`` whatever the undecided pairs turn out to be.
+    between ``low.ci_low`` and ``high.ci_high`` whatever the undecided pairs turn out to be
+    (between ``low.share`` and ``high.share`` for a census, which has no interval).
     """
     rows = []
     for stratum in strata:

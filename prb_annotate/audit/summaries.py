@@ -118,18 +118,40 @@ def validity_summary(
     }
 
 
+def majority_chosen(pairs: Iterable[PairVerdict], confidence: float = 0.95) -> dict[str, Any]:
+    """The pairs whose rubric-fit majority (the rule's: a share of the answers above the
+    campaign's ``majority_threshold``) is the dataset's chosen answer, over the pairs that
+    have such a majority; ``without_majority``: the pairs left out (a split vote, no answer).
+    The one definition of "a majority prefers the chosen answer", for the page and the paper.
+    """
+    majorities = [pair.majority.get("rubric_fit") for pair in pairs]
+    with_majority = [label for label in majorities if label is not None]
+    return {
+        **share_with_interval(
+            sum(label == "chosen" for label in with_majority), len(with_majority), confidence
+        ),
+        "without_majority": len(majorities) - len(with_majority),
+    }
+
+
 def label_agreement(
     verdicts: Mapping[int, PairVerdict], counted: pd.DataFrame, confidence: float = 0.95
 ) -> dict[str, Any]:
-    """How often annotators side with the dataset's label (chosen over rejected)."""
-    majorities = [pair.majority.get("rubric_fit") for pair in verdicts.values()]
-    with_majority = [label for label in majorities if label is not None]
+    """How often annotators side with the dataset's label (chosen over rejected): the pairs
+    whose majority prefers it (:func:`majority_chosen`) overall and per category, and the
+    answers that do."""
+    by_category: dict[str, list[PairVerdict]] = {}
+    for pair in verdicts.values():
+        by_category.setdefault(pair.category, []).append(pair)
+    overall = majority_chosen(verdicts.values(), confidence)
     answers = counted["rubric_fit"]
     return {
-        "pairs_majority_chosen": share_with_interval(
-            sum(label == "chosen" for label in with_majority), len(with_majority), confidence
-        ),
-        "pairs_without_majority": sum(label is None for label in majorities),
+        "pairs_majority_chosen": overall,
+        "pairs_without_majority": overall["without_majority"],
+        "per_category": [
+            {"category": category, **majority_chosen(by_category[category], confidence)}
+            for category in sorted(by_category)
+        ],
         "answers_chosen": share_with_interval(
             int((answers == "chosen").sum()), len(answers), confidence
         ),

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import transaction
 
+from evaluation import records
 from prb_annotate.audit.campaign_audit import campaign_verdicts
 from prb_annotate.audit.rule import PairVerdict
 from prb_annotate.campaigns.run_names import has_random_weights, name_for_new_run
@@ -24,7 +25,7 @@ SUBSETS = ("validated", "excluded")
 
 
 def audit_subset(verdict: PairVerdict) -> str:
-    return "validated" if verdict.verdict == "validated" else "excluded"
+    return subset_of(verdict.verdict)
 
 
 def pairs_in_subset(
@@ -175,8 +176,9 @@ def with_intervals(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def subset_of(verdict: str) -> str:
-    """A stored verdict's subset, as ``audit_subset`` gives a live one."""
-    return "validated" if verdict == "validated" else "excluded"
+    """A stored verdict's subset, as ``audit_subset`` gives a live one (the definition the
+    evaluation commands read: ``evaluation.records.audit_subset``)."""
+    return records.audit_subset(verdict) or "excluded"
 
 
 def run_staleness(run: EvaluationRun, verdicts: dict[int, PairVerdict]) -> dict[str, Any] | None:

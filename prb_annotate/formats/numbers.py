@@ -3,12 +3,22 @@
 from collections.abc import Mapping
 from typing import Any
 
+from evaluation.levels import level_percent
+
 
 def percent(value: float | str | None, digits: int = 1) -> str:
     """``0.7594`` → ``75.9%``; "-" for a missing value (accuracy with no decided pair)."""
     if value is None or value == "":
         return "-"
     return f"{100 * float(value):.{digits}f}%"
+
+
+def level(confidence: float | str | None) -> str:
+    """A confidence level as given: ``0.975`` → ``97.5%``, ``0.999`` → ``99.9%`` (never rounded
+    to "100%"), as the commands write it."""
+    if confidence is None or confidence == "":
+        return "-"
+    return level_percent(float(confidence))
 
 
 def share(entry: Mapping[str, Any]) -> str:

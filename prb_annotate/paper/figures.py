@@ -16,7 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from prb_annotate.audit.intervals import SHORT_NAMES
 from prb_annotate.paper import numbers as fmt
+from prb_annotate.paper.method_words import ordered
 from prb_annotate.paper.tables import AGREEMENT_KEYS, category_name
 
 WIDTH_INCHES = 6.5
@@ -28,8 +30,12 @@ BAD = "#b3261e"
 LATIN_FONT = "DejaVu Sans"
 # Any of them draws Hangul, kana and Han (in its region's forms): the first found is used.
 CJK_FONTS = ("Noto Sans CJK KR", "Noto Sans CJK JP", "Noto Sans CJK SC", "Noto Sans CJK TC")
-# Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions.
+# Krippendorff (2004): alpha >= 0.800 reliable, >= 0.667 for tentative conclusions. They are
+# alpha's marks: drawn on the alpha rows only, never across Gwet's AC1 / AC2.
 ALPHA_MARKS = (0.667, 0.8)
+# How a row whose interval is not drawn says why (as the audit page's chart labels it).
+UNRELIABLE_LABEL = "{} (unreliable)"
+UNDEFINED_LABEL = "{} (undefined)"
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,8 @@ class Row:
     value: float | None
     low: float | None = None
     high: float | None = None
+    # Whether the figure's dashed marks are drawn on this row (alpha's marks: alpha rows only).
+    marked: bool = True
 
 
 @dataclass(frozen=True)
@@ -58,16 +66,72 @@ def _row(label: str, entry: Mapping[str, Any]) -> Row:
     return Row(label, fmt.value_of(entry), interval.low, interval.high)
 
 
-def figures(numbers: Mapping[str, Any]) -> list[Figure]:
-    audit = numbers["audit"]
-    level = fmt.confidence_level(audit["settings"]["confidence"])
-    agreement = [
-        _row(f"{question['label']}: {'alpha' if key.startswith('alpha') else 'AC'}", coefficient)
+def _agreement_row(question: Mapping[str, Any], coefficient: Mapping[str, Any]) -> Row:
+    """A coefficient's dot and interval; an unreliable interval is not drawn and its row says
+    "(unreliable)", an undefined coefficient draws nothing and says "(undefined)"; alpha's
+    marks are drawn on alpha's rows alone."""
+    alpha = str(coefficient["key"]).startswith("alpha")
+    label = f"{question['label']}: {'alpha' if alpha else 'AC'}"
+    value = fmt.value_of(coefficient)
+    if value is None:
+        return Row(UNDEFINED_LABEL.format(label), None, marked=alpha)
+    if not fmt.interval_of(coefficient).reliable:
+        return Row(UNRELIABLE_LABEL.format(label), value, marked=alpha)
+    row = _row(label, coefficient)
+    return Row(row.label, row.value, row.low, row.high, marked=alpha)
+
+
+def agreement_figure(audit: Mapping[str, Any]) -> Figure:
+    """The agreement per question, its caption saying what is drawn: the intervals' level and
+    method where some are drawn, which rows show their estimate alone and why, and that the
+    dashed marks are alpha's, on alpha's rows."""
+    coefficients = [
+        (question, coefficient)
         for question in audit["agreement"]
         for key in AGREEMENT_KEYS[question["kind"]]
         for coefficient in question["coefficients"]
         if coefficient["key"] == key
     ]
+    rows = tuple(_agreement_row(question, coefficient) for question, coefficient in coefficients)
+    drawn = [c for row, (_, c) in zip(rows, coefficients, strict=True) if row.low is not None]
+    caption = "Agreement per question: Krippendorff's alpha and Gwet's AC1 (AC2 for the ratings)"
+    if drawn:
+        level = fmt.confidence_level(audit["settings"]["confidence"])
+        methods = ordered(SHORT_NAMES.get(str(c["method"]), str(c["method"])) for c in drawn)
+        caption += f", with {level}% intervals ({'; '.join(methods)}; see the methods)"
+    caption += ". " + _undrawn(audit, [c for _, c in coefficients], bool(drawn))
+    if any(row.marked for row in rows):
+        marks = " and ".join(fmt.real(mark) for mark in ALPHA_MARKS)
+        caption += (
+            f"Dashed marks on the alpha rows at {marks}, Krippendorff's lowest alpha for "
+            "tentative and for reliable conclusions (they do not apply to AC1 or AC2)."
+        )
+    return Figure("agreement", caption.strip(), rows, "interval", ALPHA_MARKS)
+
+
+def _undrawn(
+    audit: Mapping[str, Any], coefficients: Sequence[Mapping[str, Any]], some_drawn: bool
+) -> str:
+    """Which rows show their estimate without an interval, and why."""
+    text = ""
+    if not audit["settings"]["resamples"]:
+        text = "No interval was computed (no resamples were drawn): each row is its estimate. "
+    elif any(c.get("reliable") is False and fmt.value_of(c) is not None for c in coefficients):
+        text = (
+            "The rows marked (unreliable) show their estimate alone: their intervals were "
+            "marked unreliable (the methods say why). "
+            if some_drawn
+            else "Every interval was marked unreliable (the methods say why), so each row is its "
+            "estimate. "
+        )
+    if any(fmt.value_of(c) is None for c in coefficients):
+        text += "The rows marked (undefined) have no estimate. "
+    return text
+
+
+def figures(numbers: Mapping[str, Any]) -> list[Figure]:
+    audit = numbers["audit"]
+    level = fmt.confidence_level(audit["settings"]["confidence"])
     validity = audit["validity"]
     shares = [_row("All pairs", validity["overall"]["validated_share"])] + [
         _row(category_name(row["category"]), row["validated_share"])
@@ -83,14 +147,7 @@ def figures(numbers: Mapping[str, Any]) -> list[Figure]:
         _row("Chosen picked | chosen shorter", length["pick_chosen_when_chosen_shorter"]),
     ]
     return [
-        Figure(
-            "agreement",
-            f"Agreement per question with {level}% bootstrap intervals; dashed lines at alpha "
-            "0.667 and 0.800.",
-            tuple(agreement),
-            "interval",
-            ALPHA_MARKS,
-        ),
+        agreement_figure(audit),
         Figure(
             "validity",
             f"Validated share of the decided pairs, with {level}% Wilson intervals.",
@@ -179,11 +236,30 @@ def _plot(axes: Any, figure: Figure, rows: Sequence[Row]) -> None:
     else:
         lows = [row.low for row in rows if row.low is not None] + values
         axes.set_xlim(min(0.0, *lows) - 0.05, 1.0)
-        axes.plot(values, positions, "o", color=INK)
+        # An undefined coefficient draws no dot (its label says so), never one at zero.
+        defined = [
+            (row.value, position)
+            for position, row in zip(positions, rows, strict=True)
+            if row.value is not None
+        ]
+        if defined:
+            axes.plot([x for x, _ in defined], [y for _, y in defined], "o", color=INK)
     for position, row in zip(positions, rows, strict=True):
         if row.low is not None and row.high is not None:
             axes.plot([row.low, row.high], [position, position], color=ACCENT, linewidth=2)
-    for mark in figure.marks:
-        axes.axvline(mark, color="#5f6b7a", linestyle="--", linewidth=0.8)
+    _marks(axes, figure, rows, positions)
     axes.tick_params(axis="x", labelsize=8)
     axes.spines[["top", "right"]].set_visible(False)
+
+
+def _marks(axes: Any, figure: Figure, rows: Sequence[Row], positions: Sequence[int]) -> None:
+    """The figure's dashed marks: across the figure when every row takes them, else on the
+    rows that do (alpha's marks on alpha's rows only)."""
+    style = {"color": "#5f6b7a", "linestyle": "--", "linewidth": 0.8}
+    for mark in figure.marks:
+        if all(row.marked for row in rows):
+            axes.axvline(mark, **style)
+            continue
+        for position, row in zip(positions, rows, strict=True):
+            if row.marked:
+                axes.plot([mark, mark], [position - 0.4, position + 0.4], **style)

@@ -1,6 +1,7 @@
-"""The figures of a benchmark's human-evaluation tables that the audit report does not hold:
-the humans' agreement with the dataset's label per category, what separates the answers, mean
-ratings of the chosen against the rejected answer, kappa, and a pseudonymised annotator table.
+"""The figures of a benchmark's human-evaluation tables: the humans' agreement with the
+dataset's label per category (the audit's own, read from its report), what separates the
+answers, mean ratings of the chosen against the rejected answer, kappa, and a pseudonymised
+annotator table.
 
 Read from the counted answers (regular pairs, annotators not left out), the same answers the
 audit reads; each share carries its interval and ``method`` like the audit's, each mean its t
@@ -36,7 +37,7 @@ def human_figures(campaign: Campaign, audit: Mapping[str, Any]) -> dict[str, Any
     )
     criteria = list(audit["settings"]["thresholds"]["quality_criteria"])
     return {
-        "label_agreement": label_agreement(frame, confidence),
+        "label_agreement": label_agreement(audit),
         "differentiator": differentiator_shares(frame, confidence),
         "ratings": mean_ratings(frame, criteria, confidence),
         "annotators": annotator_rows(campaign, audit, confidence),
@@ -72,6 +73,7 @@ def category_agreement(
                 "label": question["label"],
                 "kind": question["kind"],
                 "units": question["units"],
+                "units_rated_twice": question["units_rated_twice"],
                 "coefficients": question["coefficients"],
             }
             for question in found
@@ -81,8 +83,10 @@ def category_agreement(
 
 
 def kappa_rows(audit: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Per question, Cohen's kappa between each two annotators: mean, range and the number of
-    annotator pairs (Fleiss' kappa is the audit's, read there)."""
+    """Per question, Cohen's kappa between each two annotators: mean, range, the number of
+    annotator pairs and the weights it was computed with (``pairwise_weights``: identity,
+    unweighted, for the choices; quadratic for the ratings). Fleiss' kappa is the audit's,
+    read there."""
     rows = []
     for question in audit["agreement"]:
         kappas = [
@@ -94,7 +98,9 @@ def kappa_rows(audit: Mapping[str, Any]) -> list[dict[str, Any]]:
             {
                 "question": question["question"],
                 "label": question["label"],
+                "kind": question["kind"],
                 "units": question["units"],
+                "weights": question["pairwise_weights"],
                 "pairwise": {
                     "mean": float(np.mean(kappas)) if kappas else None,
                     "min": min(kappas) if kappas else None,
@@ -106,22 +112,16 @@ def kappa_rows(audit: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def label_agreement(frame: pd.DataFrame, confidence: float) -> dict[str, Any]:
-    """Pairs whose majority of answers prefers the dataset's chosen answer, overall and per
-    category."""
-    if frame.empty:
-        return {"overall": share_with_interval(0, 0, confidence), "per_category": []}
-    votes = frame.assign(chosen=frame["rubric_fit"] == Annotation.RubricFit.CHOSEN)
-    per_pair = votes.groupby(["category", "pair_id"])["chosen"].agg(["sum", "count"])
-    per_pair["majority"] = per_pair["sum"] > per_pair["count"] / 2
-    rows = [
-        {"category": category, **share_with_interval(int(group.sum()), len(group), confidence)}
-        for category, group in per_pair["majority"].groupby(level="category")
-    ]
-    overall = per_pair["majority"]
+def label_agreement(audit: Mapping[str, Any]) -> dict[str, Any]:
+    """Pairs whose majority prefers the dataset's chosen answer, overall and per category: the
+    audit's own figures (``summaries.majority_chosen``: a share of the answers above the
+    campaign's ``majority_threshold``, over the pairs with such a majority), with that
+    threshold, so that the page and the paper count the same pairs."""
+    found = audit["validity"]["label_agreement"]
     return {
-        "overall": share_with_interval(int(overall.sum()), len(overall), confidence),
-        "per_category": rows,
+        "overall": found["pairs_majority_chosen"],
+        "per_category": found["per_category"],
+        "majority_threshold": audit["settings"]["thresholds"]["majority_threshold"],
     }
 
 

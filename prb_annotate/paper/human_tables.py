@@ -20,6 +20,12 @@ from prb_annotate.paper.table_data import (
     measured_table,
 )
 
+# The n of an agreement coefficient: the pairs it reads (``units_rated_twice``), named as the
+# audit page's column names them.
+RATED_TWICE = "pairs rated twice or more"
+# What joins the parts of a coefficient's note (``agreement._join``).
+NOTE_PARTS = "; "
+
 
 def human_tables(numbers: Mapping[str, Any]) -> list[Table]:
     human = numbers.get("human")
@@ -44,7 +50,7 @@ def category_agreement_table(numbers: Mapping[str, Any], human: Mapping[str, Any
             (
                 category_name(row["category"]),
                 row["label"],
-                fmt.count(row["units"]),
+                fmt.count(row["units_rated_twice"]),
                 printed.estimate(by_key[alpha_key]),
                 printed.estimate(by_key[gwet_key]),
             )
@@ -52,7 +58,7 @@ def category_agreement_table(numbers: Mapping[str, Any], human: Mapping[str, Any
     return measured_table(
         "category-agreement",
         "Agreement per category on the two choices the verdict rests on: Krippendorff's alpha "
-        "and Gwet's AC1, computed as for all pairs. n: pairs rated; an interval marked "
+        f"and Gwet's AC1, computed as for all pairs. n: {RATED_TWICE}; an interval marked "
         "unreliable is not printed.",
         level(numbers),
         [CATEGORY, Column("Question", numeric=False), N, Column("Alpha"), Column("AC1")],
@@ -63,12 +69,18 @@ def category_agreement_table(numbers: Mapping[str, Any], human: Mapping[str, Any
 
 
 def label_table(numbers: Mapping[str, Any], human: Mapping[str, Any]) -> Table:
+    labels = human["label_agreement"]
+    threshold = fmt.percent(labels["majority_threshold"])
+    left_out = labels["overall"]["without_majority"]
     return category_table(
         "label-agreement",
-        "Agreement with the dataset's label: n pairs, the pairs whose majority of answers "
-        "prefers the dataset's chosen answer, and their share in %.",
+        "Agreement with the dataset's label, as the audit counts it: n, the pairs on which more "
+        f"than {threshold}% of the answers agree on which answer fits the user (a majority; "
+        f"{fmt.count(left_out)} {'pair' if left_out == 1 else 'pairs'} without one, a split "
+        "vote or no answer, left out); the pairs whose majority prefers the dataset's chosen "
+        "answer, and their share of n in %.",
         level(numbers),
-        human["label_agreement"],
+        labels,
         "All pairs",
         [N, Column("Chosen preferred", short="Ch."), Column("Chosen preferred %", short="Ch. %")],
         lambda row, printed: (
@@ -143,18 +155,19 @@ def kappa_table(numbers: Mapping[str, Any], human: Mapping[str, Any]) -> Table:
         rows.append(
             (
                 row["label"],
-                fmt.count(row["units"]),
+                fmt.count(fleiss[row["question"]].get("units")),
                 printed.estimate(fleiss[row["question"]]),
                 fmt.real(pairwise["mean"]),
                 f"{fmt.real(pairwise['min'])} to {fmt.real(pairwise['max'])}",
                 fmt.count(pairwise["pairs"]),
             )
         )
+    notes = _fleiss_notes(human["kappa"], fleiss)
     return measured_table(
         "kappa",
-        "Fleiss' kappa per question (n: pairs rated), and Cohen's kappa between each two "
-        "annotators who rated common pairs: its mean, range and the number of annotator "
-        "pairs.",
+        "Fleiss' kappa per question (unweighted; n: the pairs it was computed on), and Cohen's "
+        f"kappa between each two annotators who rated common pairs, {_cohen_weights(human)}: "
+        f"its mean, range and the number of annotator pairs.{notes}",
         level(numbers),
         [
             Column("Question", numeric=False),
@@ -168,6 +181,55 @@ def kappa_table(numbers: Mapping[str, Any], human: Mapping[str, Any]) -> Table:
         printed,
         wide=True,
     )
+
+
+# Cohen's kappa's weights (``agreement.weight_matrix``) and the questions of each kind, in words.
+WEIGHT_WORDS = {
+    "identity": "unweighted",
+    "linear": "linear-weighted",
+    "quadratic": "quadratic-weighted",
+    "ordinal": "weighted by ordinal ranks",
+}
+KIND_WORDS = {"nominal": "the choices", "ordinal": "the ratings"}
+
+
+def _cohen_weights(human: Mapping[str, Any]) -> str:
+    """ "unweighted for the choices, quadratic-weighted for the ratings", from the weights
+    each row's kappas were computed with: by kind of question where a kind has one weighting,
+    else by question."""
+    rows = human["kappa"]
+    by_weights: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        by_weights.setdefault(row["weights"], []).append(row)
+    parts = []
+    for weights, chosen in by_weights.items():
+        kinds = list(dict.fromkeys(row["kind"] for row in chosen))
+        whole = all(row["weights"] == weights for row in rows if row["kind"] in kinds)
+        named = (
+            " and ".join(KIND_WORDS[kind] for kind in kinds)
+            if whole
+            else ", ".join(row["label"] for row in chosen)
+        )
+        parts.append(f"{WEIGHT_WORDS.get(weights, weights)} for {named}")
+    return ", ".join(parts)
+
+
+def _fleiss_notes(rows: list[Mapping[str, Any]], fleiss: Mapping[str, Mapping[str, Any]]) -> str:
+    """The audit's notes on Fleiss' kappa (computed on the pairs with the most common number
+    of ratings; undefined, and why), each once with the questions it applies to. A note of
+    several parts (``agreement._join``: "; " between them) is told part by part, so that the
+    subset all questions share is said once."""
+    by_part: dict[str, list[str]] = {}
+    for row in rows:
+        note = str(fleiss[row["question"]].get("note") or "")
+        for part in filter(None, note.split(NOTE_PARTS)):
+            by_part.setdefault(part, []).append(row["label"])
+    sentences = [
+        f" Fleiss' kappa for {'every question' if len(labels) == len(rows) else ', '.join(labels)}"
+        f": {part}."
+        for part, labels in by_part.items()
+    ]
+    return "".join(sentences)
 
 
 def annotator_table(numbers: Mapping[str, Any]) -> Table | None:

@@ -63,6 +63,8 @@ METHODS: Mapping[str, MethodWords] = {
         "model's uncertainty, inverse-probability weighted, on its recalibrated probabilities)",
         ("zrnic2024", "ji2025", "platt1999"),
     ),
+    # A share over every pair (audit/sampling.census): exact, so no interval is printed.
+    "census": MethodWords("a census of every pair, exact and without an interval", (), "census"),
     # Mean ratings (paper/human.py).
     "t_mean": MethodWords("Student's t interval for a mean over answers", ("student1908",)),
     # Correlations (evaluation/metrics.py).

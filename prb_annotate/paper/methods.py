@@ -18,6 +18,7 @@ from typing import Any
 from prb_annotate.paper import numbers as fmt
 from prb_annotate.paper import protocol
 from prb_annotate.paper.method_words import ordered, words
+from prb_annotate.paper.table_data import adjustments
 from prb_annotate.paper.tables import AGREEMENT_KEYS, GROUP_TESTS, Table, all_tables
 
 
@@ -35,21 +36,15 @@ def paragraph(numbers: Mapping[str, Any]) -> list[Part]:
     parts: list[Part] = []
     parts += _study(numbers)
     parts += protocol.protocol_parts(numbers)
-    agreement_methods = [
-        method
-        for key in ("agreement", "category-agreement")
-        if key in found
-        for method in _intervals(found[key])
-    ]
-    parts += _agreement(audit, agreement_methods, numbers["study"]["tentative_alpha"])
+    agreement_tables = [found[key] for key in ("agreement", "category-agreement") if key in found]
+    parts += _agreement(audit, agreement_tables, numbers["study"]["tentative_alpha"])
     parts += _verdicts(audit, found["verdicts"])
     if "sample-estimate" in found:
         parts += _sample(audit["sample_estimate"], found["sample-estimate"])
     section = audit.get("ppi")
     if "ppi" in found and section["overall"]["ppi"]["share"] is not None:
-        parts += _ppi(section["overall"], found["ppi"])
-        level = fmt.confidence_level(section.get("confidence", 0.95))
-        parts += _recalibrated(section.get("recalibrated"), level)
+        parts += _ppi(audit, found["ppi"])
+        parts += _recalibrated(section.get("recalibrated"))
     if "label-agreement" in found:
         parts += _human(numbers, found["label-agreement"], found["ratings"])
     parts += _bias(audit, found["bias"])
@@ -166,9 +161,11 @@ def _annotators(count: int) -> str:
 # --- agreement --------------------------------------------------------------------------------
 
 
-def _agreement(audit: Mapping[str, Any], methods: list[str], tentative: float) -> list[Part]:
-    """``methods``: those of the agreement intervals printed, for all pairs and per
-    category."""
+def _agreement(audit: Mapping[str, Any], tables: Sequence[Table], tentative: float) -> list[Part]:
+    """``tables``: the agreement tables printed, for all pairs and per category; their
+    intervals' methods are named, with what the method did after drawing (the centring of
+    the coefficients whose printed intervals were centred, the widening to hold the
+    estimate: ``table_data.adjustments``)."""
     settings = audit["settings"]
     level = fmt.confidence_level(settings["confidence"])
     parts: list[Part] = [
@@ -177,10 +174,13 @@ def _agreement(audit: Mapping[str, Any], methods: list[str], tentative: float) -
         " and Gwet's AC1, AC2 with ordinal weights for the quality ratings ",
         Cite(("gwet2008", "gwet2014")),
     ]
-    intervals = ordered(methods)
+    intervals = ordered(method for table in tables for method in _intervals(table))
     if intervals:
         parts += [", each with ", *methods_named(intervals, level)]
         parts.append(f", {settings['resamples']} resamples, seed {settings['seed']}")
+        centred = [name for table in tables for name in table.centred]
+        if adjusted := adjustments(intervals, centred):
+            parts.append(f"; {adjusted}")
     parts += [". ", *_missing_intervals(audit, bool(intervals))]
     fit = next((q for q in audit["agreement"] if q["question"] == "rubric_fit"), None)
     if fit is not None:
@@ -188,7 +188,8 @@ def _agreement(audit: Mapping[str, Any], methods: list[str], tentative: float) -
         alpha_key, gwet_key = AGREEMENT_KEYS[fit["kind"]]
         parts.append(
             f"On which answer fits the user better, alpha was {fmt.estimate(by_key[alpha_key])} "
-            f"and AC1 {fmt.estimate(by_key[gwet_key])} (n = {fit['units']} pairs). "
+            f"and AC1 {fmt.estimate(by_key[gwet_key])} "
+            f"(n = {fit['units_rated_twice']} pairs rated twice or more). "
         )
         parts.append(protocol.low_agreement(fit, alpha_key, tentative))
     return parts
@@ -276,9 +277,10 @@ def _sample(estimate: Mapping[str, Any], table: Table) -> list[Part]:
         ]
     else:
         design = [
-            f"The {overall['sampled']} pairs are a stratified sample of the dataset's "
-            f"{overall['population']}, each category sized to reach a planned half-width ",
+            f"The {overall['sampled']} pairs are a stratified random sample of the dataset's "
+            f"{overall['population']}, drawn without replacement within each category ",
             Cite(("cochran1977",)),
+            *_sizing(estimate["plan"]),
         ]
     if overall.get("withheld"):
         return [
@@ -298,30 +300,74 @@ def _sample(estimate: Mapping[str, Any], table: Table) -> list[Part]:
     return parts
 
 
-def _ppi(overall: Mapping[str, Any], table: Table) -> list[Part]:
+def _sizing(plan: Mapping[str, Any]) -> list[Part]:
+    """How the plan sized the sample, from its targets (``sampling.plan_sample``): per category
+    the smallest size whose reported interval reaches the category half-width, overall the
+    smallest proportional allocation whose reported interval reaches the overall one, each
+    found by bisection on the interval the estimate is reported with (not a normal-theory
+    formula), and the top-ups that recomputed it."""
+    targets = plan["targets"]
+    per_category, whole = targets["category_half_width"], targets["half_width"]
+    reach = "whose interval, as the estimate reports it, reaches a half-width of"
+    if per_category is not None and whole is not None:
+        text = (
+            f"; each category's size is the larger of the smallest {reach} "
+            f"{fmt.percent(per_category)} percentage points within the category and its part "
+            "of the smallest allocation in proportion to the categories' sizes whose overall "
+            f"interval reaches {fmt.percent(whole)} points"
+        )
+    elif per_category is not None:
+        text = (
+            f"; each category's size is the smallest {reach} {fmt.percent(per_category)} "
+            "percentage points"
+        )
+    else:
+        text = (
+            "; the sample is the smallest allocated in proportion to the categories' sizes "
+            f"{reach} {fmt.percent(whole)} percentage points overall"
+        )
+    text += f", when {fmt.percent(targets['expected_share'])}% of the pairs are validated"
+    top_ups = len(plan.get("extensions") or ())
+    if top_ups:
+        times = "once" if top_ups == 1 else f"{top_ups} times"
+        text += (
+            f" (the plan was recomputed {times} at the shares observed so far, no category "
+            "shrinking)"
+        )
+    return [text]
+
+
+def _ppi(audit: Mapping[str, Any], table: Table) -> list[Part]:
+    """The prediction-powered estimate: which pairs the model judged (in counts), its
+    interval at the level the section was computed at, and what it adds over the sample."""
+    section = audit["ppi"]
+    overall = section["overall"]
     parts: list[Part] = [
-        f"A model annotator judged all {overall['model_pairs']} pairs and agreed with the "
+        f"A model annotator judged {protocol.model_reach(audit)}; it agreed with the "
         f"humans' verdicts on {fmt.percent(overall['agreement'])}% of the "
-        f"{overall['sample_pairs']} sampled ones; combining its verdicts with the humans' "
-        f"estimates the validated share at {_percent_estimate(overall['ppi'])}",
+        f"{overall['sample_pairs']} sampled pairs they decided; combining its verdicts with "
+        f"the humans' estimates the validated share at {_percent_estimate(overall['ppi'])}",
     ]
-    level = fmt.confidence_level(overall.get("confidence", 0.95))
+    level = fmt.confidence_level(section["confidence"])
     intervals = [m for m in _intervals(table) if m.startswith("ppi")]
     if intervals:
         parts += [" with ", *methods_named(intervals, level)]
     parts.append(
         f", an interval worth {fmt.count(round(overall['worth']))} human-annotated pairs. "
     )
+    parts.append(protocol.model_gain(audit))
     return parts
 
 
-def _recalibrated(section: Mapping[str, Any] | None, level: str) -> list[Part]:
-    """The estimate on the model annotator's probabilities, where its run kept them."""
+def _recalibrated(section: Mapping[str, Any] | None) -> list[Part]:
+    """The estimate on the model annotator's probabilities, where its run kept them, at the
+    level its own section was computed at."""
     if not section or not section.get("available"):
         return []
     estimate = section["overall"]["estimate"]
     if estimate["share"] is None:
         return []
+    level = fmt.confidence_level(section["confidence"])
     return [
         f"On the model's probabilities the estimate is {_percent_estimate(estimate)} (",
         *methods_named([estimate["method"]], level),
@@ -331,11 +377,14 @@ def _recalibrated(section: Mapping[str, Any] | None, level: str) -> list[Part]:
 
 def _human(numbers: Mapping[str, Any], labels: Table, ratings: Table) -> list[Part]:
     """The humans against the dataset's label, and what the ratings tables rest on."""
-    overall = numbers["human"]["label_agreement"]["overall"]
+    agreement = numbers["human"]["label_agreement"]
+    overall = agreement["overall"]
     level = fmt.confidence_level(numbers["audit"]["settings"]["confidence"])
     parts: list[Part] = [
-        "The majority of answers preferred the dataset's chosen response on "
-        f"{overall['count']} of {overall['total']} pairs, {_percent_estimate(overall)}"
+        f"Of the {overall['total']} pairs on which more than "
+        f"{fmt.percent(agreement['majority_threshold'])}% of the answers agreed on the response "
+        "that fits the user, the majority preferred the dataset's chosen response on "
+        f"{overall['count']}, {_percent_estimate(overall)}"
     ]
     intervals = _intervals(labels)
     if intervals:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from evaluation.levels import level_percent
+
 DASH = "--"
 UNRELIABLE = "unreliable"
 REAL_DIGITS = 3
@@ -71,8 +73,9 @@ def setting(value: float) -> str:
 
 
 def confidence_level(confidence: float) -> str:
-    """``0.95`` -> ``95``: the level names the intervals, it is not a measured share."""
-    return fixed(confidence * 100, 0)
+    """``0.95`` -> ``95``, ``0.975`` -> ``97.5``: the level names the intervals, as it was set
+    (never rounded); it is not a measured share."""
+    return level_percent(confidence).removesuffix("%")
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,11 @@ rows' facts); a fact the rows do not hold is not stated.
 """
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from prb_annotate.audit import rule
+from prb_annotate.audit.report import ModelCoverage, model_coverage
 from prb_annotate.paper import numbers as fmt
 
 # Krippendorff's lowest acceptable alpha for tentative conclusions (Krippendorff 2004, p. 241).
@@ -104,17 +107,106 @@ def _checks(gold: int, qualification: Mapping[str, int]) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class RuleCondition:
+    """One condition of the validation rule in the paper's words, with the reason codes
+    (``rule.REASONS``) a pair that does not meet it gets."""
+
+    reasons: tuple[str, ...]
+    words: str
+
+
+def rule_conditions(thresholds: Mapping[str, Any]) -> list[RuleCondition]:
+    """The conditions of ``audit/rule.py``'s docstring, 1 to 5 (k plus the split votes' extra
+    annotators, the medians, the three majority votes, the unusable flag among them), from
+    the campaign's thresholds."""
+    most = _majority(float(thresholds["majority_threshold"]))
+    return [
+        RuleCondition(
+            (rule.TOO_FEW_ANNOTATIONS,),
+            "it has the answers it requires from annotators not left out of the audit "
+            f"(k = {fmt.count(thresholds['annotations_per_pair'])}, plus one for each time a "
+            "split vote asked for another annotator)",
+        ),
+        RuleCondition(
+            (rule.LOW_QUALITY_CHOSEN, rule.LOW_QUALITY_REJECTED, rule.MISSING_RATING),
+            "both responses reach a median rating of "
+            f"{fmt.setting(thresholds['quality_threshold'])} on every criterion",
+        ),
+        RuleCondition(
+            (rule.DIFFERENTIATOR_NOT_PREFERENCE, rule.DIFFERENTIATOR_BOTH),
+            f"{most} of the answers name personal preference as the main difference",
+        ),
+        RuleCondition(
+            (rule.LABEL_DISAGREES, rule.LABEL_TIE), f"{most} prefer the dataset's chosen response"
+        ),
+        RuleCondition((rule.FLAGGED,), f"{most} do not flag it as unusable"),
+    ]
+
+
+# The reasons the sentence's last clause states: a vote no side of which has its majority.
+SPLIT_REASONS = (rule.UNDECIDED_SPLIT_VOTE,)
+
+
 def rule_sentence(thresholds: Mapping[str, Any]) -> str:
-    """The whole validation rule, from the campaign's thresholds."""
-    majority = float(thresholds["majority_threshold"])
-    most = "a majority" if majority == 0.5 else f"more than {fmt.percent(majority)}%"
+    """The whole validation rule (every condition of :func:`rule_conditions`, then what
+    excludes a pair and what leaves it undecided), from the campaign's thresholds."""
+    most = _majority(float(thresholds["majority_threshold"]))
+    *first, last = [condition.words for condition in rule_conditions(thresholds)]
     return (
-        f"A pair is validated when it has its {fmt.count(thresholds['annotations_per_pair'])} "
-        "required answers from annotators not left out of the audit, both responses reach a "
-        f"median rating of {fmt.setting(thresholds['quality_threshold'])} on every criterion, "
-        f"{most} of the answers name personal preference as the main difference, and {most} "
-        "prefer the dataset's chosen response; a split vote leaves a pair undecided. "
+        f"A pair is validated when {', '.join(first)}, and {last}. It is excluded when a median "
+        f"falls short or {most} votes against one of these; a split vote on the main "
+        f"difference, the preferred response or the unusable flag (neither side with {most}) "
+        "leaves it undecided, as do answers or ratings still missing (unless the pair is "
+        "already certain to be excluded). "
     )
+
+
+def _majority(threshold: float) -> str:
+    """How the paper names a share above ``majority_threshold`` (never below 0.5)."""
+    return "a majority" if threshold == 0.5 else f"more than {fmt.percent(threshold)}%"
+
+
+def model_reach(audit: Mapping[str, Any]) -> str:
+    """The pairs the prediction-powered estimate's model annotator judged, in counts
+    (``report.model_coverage``): "all 300 pairs of the dataset", "40 of the dataset's 300
+    pairs, no more than the humans' sample of 40 holds"..."""
+    coverage = _coverage_of(audit)
+    population = fmt.count(coverage.population)
+    if coverage.reach == "all":
+        return f"all {population} pairs of the dataset"
+    if coverage.reach == "decided":
+        decided = fmt.count(coverage.decided)
+        return f"only the {decided} pairs the humans decided, of the dataset's {population}"
+    found = f"{fmt.count(coverage.model_pairs)} of the dataset's {population} pairs"
+    if coverage.reach == "sample":
+        found += f", no more than the humans' sample of {fmt.count(coverage.sampled)} holds"
+    return found
+
+
+def model_gain(audit: Mapping[str, Any]) -> str:
+    """What the model's verdicts add over the humans' sample, where its pairs leave it
+    nothing (or next to nothing) to add; "" where it judged pairs beyond the sample."""
+    coverage = _coverage_of(audit)
+    if coverage.reach == "decided":
+        return (
+            "With no model verdict beyond the pairs the humans decided, the prediction-powered "
+            "estimate is the humans-only one: it adds nothing over the sample. "
+        )
+    if coverage.reach == "sample":
+        return (
+            f"Beyond the {fmt.count(coverage.decided)} pairs the humans decided, the model's "
+            "verdicts cover no more pairs than the humans left undecided, so the "
+            "prediction-powered estimate adds next to nothing over the humans-only one. "
+        )
+    return ""
+
+
+def _coverage_of(audit: Mapping[str, Any]) -> ModelCoverage:
+    coverage = model_coverage(audit)
+    if coverage is None:
+        raise ValueError("the audit has no prediction-powered estimate to describe")
+    return coverage
 
 
 def low_agreement(fit: Mapping[str, Any], alpha_key: str, tentative: float) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from prb_annotate.audit import intervals as drawn
 from prb_annotate.paper import numbers as fmt
 from prb_annotate.paper.method_words import ordered, words
 
@@ -32,7 +33,8 @@ N = Column("n")
 class Table:
     """``key`` names the table (its LaTeX label is ``tab:KEY``); ``caption`` is plain text;
     ``methods`` are the methods of the intervals and tests its cells print (the methods
-    paragraph words these and no others)."""
+    paragraph words these and no others); ``centred`` names the coefficients whose printed
+    intervals were centred on their estimate (their ``centred``)."""
 
     key: str
     caption: str
@@ -41,13 +43,16 @@ class Table:
     methods: tuple[str, ...] = ()
     # Too many wide figures for a column: it spans the page in a two-column paper.
     wide: bool = False
+    centred: tuple[str, ...] = ()
 
 
 class Printed:
-    """Formats a table's cells and remembers the method of every interval and test printed."""
+    """Formats a table's cells and remembers the method of every interval and test printed,
+    and which coefficients' printed intervals were centred on their estimate."""
 
     def __init__(self) -> None:
         self.methods: list[str] = []
+        self.centred: list[str] = []
 
     def estimate(self, entry: Mapping[str, Any], show: Any = fmt.real) -> str:
         if fmt.printed_interval(entry):
@@ -55,6 +60,8 @@ class Printed:
             if method is None:
                 raise ValueError(f"an interval without the name of its method: {dict(entry)}")
             self.methods.append(method)
+            if entry.get("centred"):
+                self.centred.append(str(entry.get("label") or entry.get("key")))
         return fmt.estimate(entry, show)
 
     def test(self, method: str, p: float | None) -> str:
@@ -68,7 +75,18 @@ class Printed:
         kinds = [m for m in ordered(self.methods) if words(m).kind == "interval"]
         if not kinds:
             return "No interval is printed (none was computed, or each was unreliable)."
-        return f"Intervals: {level_text}% {'; '.join(words(m).phrase for m in kinds)}."
+        named = f"Intervals: {level_text}% {'; '.join(words(m).phrase for m in kinds)}."
+        adjusted = adjustments(kinds, self.centred)
+        return f"{named} {adjusted[0].upper()}{adjusted[1:]}." if adjusted else named
+
+
+def adjustments(methods: Sequence[str], centred: Sequence[str]) -> str:
+    """What the agreement intervals' method did after drawing (``intervals.adjustment_text``:
+    the centring of the ``centred`` coefficients' intervals, the widening to hold the
+    estimate), when one of ``methods`` is such a method; "" otherwise."""
+    if not any(method in drawn.METHODS for method in methods):
+        return ""
+    return drawn.adjustment_text(ordered(centred))
 
 
 def _table(
@@ -80,7 +98,10 @@ def _table(
     wide: bool = False,
 ) -> Table:
     methods = tuple(ordered(printed.methods)) if printed else ()
-    return Table(key, caption, tuple(columns), tuple(tuple(row) for row in rows), methods, wide)
+    centred = tuple(ordered(printed.centred)) if printed else ()
+    return Table(
+        key, caption, tuple(columns), tuple(tuple(row) for row in rows), methods, wide, centred
+    )
 
 
 def measured_table(

@@ -5,11 +5,13 @@ leaderboard and the correlations when there are some, the annotator pools); ``la
 ``markdown`` write the same tables, so the two can never disagree.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from prb_annotate.audit.sampling import CENSUS, is_census
 from prb_annotate.paper import numbers as fmt
-from prb_annotate.paper.human_tables import annotator_table, human_tables
+from prb_annotate.paper import protocol
+from prb_annotate.paper.human_tables import RATED_TWICE, annotator_table, human_tables
 from prb_annotate.paper.method_words import words
 from prb_annotate.paper.table_data import (
     AGREEMENT_KEYS,
@@ -95,7 +97,7 @@ def agreement_table(numbers: Mapping[str, Any]) -> Table:
         rows.append(
             (
                 question["label"],
-                fmt.count(question["units"]),
+                fmt.count(question["units_rated_twice"]),
                 printed.estimate(by_key[alpha_key]),
                 printed.estimate(by_key[gwet_key]),
                 fmt.percent(fmt.value_of(by_key["percent_agreement"])),
@@ -106,7 +108,7 @@ def agreement_table(numbers: Mapping[str, Any]) -> Table:
         "agreement",
         "Agreement per question: Krippendorff's alpha (nominal for the choices, ordinal for "
         "the ratings) and Gwet's AC1 (AC2 with ordinal weights for the ratings), and the "
-        f"percent agreement. n: pairs rated. {printed.intervals(level(numbers))}"
+        f"percent agreement. n: {RATED_TWICE}. {printed.intervals(level(numbers))}"
         + (f" Resamples: {resamples}." if printed.methods else ""),
         [
             Column("Question", numeric=False),
@@ -194,10 +196,11 @@ def sample_table(numbers: Mapping[str, Any]) -> Table | None:
         if withheld
         else ""
     )
+    censuses = census_note(_named_rows(estimate, "Dataset (stratified)"), ("share",))
     return category_table(
         "sample-estimate",
         f"The dataset's validated share in % estimated from the planned sample ({drawn}). "
-        f"n: pairs in the dataset.{dashes}",
+        f"n: pairs in the dataset.{dashes}{censuses}",
         fmt.confidence_level(estimate["confidence"]),
         estimate,
         "Dataset (stratified)",
@@ -211,6 +214,27 @@ def sample_table(numbers: Mapping[str, Any]) -> Table | None:
     )
 
 
+def _named_rows(section: Mapping[str, Any], overall: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """A category table's rows under the names it prints them with."""
+    rows = [(category_name(row["category"]), row) for row in section["per_category"]]
+    return [*rows, (overall, section["overall"])]
+
+
+def census_note(rows: Sequence[tuple[str, Mapping[str, Any]]], keys: Sequence[str]) -> str:
+    """The sentence that says which shares print without an interval because they are a
+    census (``sampling.census``: every pair of their population counted), in the words of the
+    method they carry; "" when none is."""
+    named = [
+        name
+        for name, row in rows
+        if any(is_census(row[key]) for key in keys if isinstance(row.get(key), Mapping))
+    ]
+    if not named:
+        return ""
+    are = "share of {} is" if len(named) == 1 else "shares of {} are each"
+    return f" The {are.format(', '.join(named))} {words(CENSUS).phrase}."
+
+
 def _sample_cells(row: Mapping[str, Any], printed: Printed) -> tuple[str, ...]:
     return (
         fmt.count(row["population"]),
@@ -222,16 +246,20 @@ def _sample_cells(row: Mapping[str, Any], printed: Printed) -> tuple[str, ...]:
 
 def ppi_table(numbers: Mapping[str, Any]) -> Table | None:
     """The prediction-powered estimate beside the humans-only one, when a model annotator
-    answered the whole dataset of a planned-sample campaign."""
+    answered every decided pair of a planned sample (and perhaps more of the dataset: the
+    caption says how many, and that the estimate adds nothing where the model judged no pair
+    beyond the sample, ``protocol.model_gain``)."""
     section = numbers["audit"].get("ppi")
     if not section or not section.get("covers_sample"):
         return None
     return category_table(
         "ppi",
         "The dataset's validated share in % from the human sample alone and with the model "
-        "annotator's verdicts on every pair (prediction-powered). n: pairs in the dataset; the "
-        "model-only share is biased and has no interval; worth: the human pairs the "
-        "prediction-powered interval is worth.",
+        f"annotator's verdicts on {protocol.model_reach(numbers['audit'])} (prediction-powered). "
+        f"{protocol.model_gain(numbers['audit'])}n: pairs in the dataset; the model-only share "
+        "is biased and has no interval; worth: the human pairs the prediction-powered interval "
+        "is worth."
+        + census_note(_named_rows(section, "Dataset (stratified)"), ("humans_only", "ppi")),
         fmt.confidence_level(section["confidence"]),
         section,
         "Dataset (stratified)",
@@ -296,7 +324,10 @@ def bias_table(numbers: Mapping[str, Any]) -> Table:
     ]
     return measured_table(
         "bias",
-        f"Position and length bias: shares in %, and p: the {words(BINOMIAL).phrase}. Lengths "
+        f"Position and length bias: shares in %, and p: the {words(BINOMIAL).phrase}, for the "
+        "first three rows, whose share is one half without bias. The last two have no p: they "
+        "are read against each other, not against one half (without length bias the chosen "
+        "answer is picked as often when it is longer as when it is shorter). Lengths "
         "in characters; the median length ratio chosen / rejected is "
         f"{fmt.real(length['median_length_ratio'])}.",
         level(numbers),

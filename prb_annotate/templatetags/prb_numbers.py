@@ -12,6 +12,12 @@ def percent(value: float | str | None, digits: int = 1) -> str:
 
 
 @register.filter
+def level(value: float | str | None) -> str:
+    """``0.975`` → ``97.5%``: a confidence level, written as exactly as it was set."""
+    return numbers.level(value)
+
+
+@register.filter
 def points(value: float | str | None, digits: int = 1) -> str:
     """``-0.034`` → ``-3.4 pts``: a difference of accuracies."""
     return numbers.points(value, digits)

@@ -5,8 +5,12 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from django.template import Context, Template
 
 from prb_annotate.audit import assembly, rule, summaries
+from prb_annotate.audit.report import ALPHA_MARKS, CHART_COEFFICIENTS, charts, render_text
+from prb_annotate.formats import numbers
+from prb_annotate.paper import numbers as paper_numbers
 
 CRITERIA = rule.DEFAULT_CRITERIA
 
@@ -200,3 +204,35 @@ def test_it_writes_a_report_that_is_strict_json_and_reproducible():
         for coefficient in question["coefficients"]:
             if coefficient["value"] is not None and coefficient["ci_low"] is not None:
                 assert coefficient["ci_low"] <= coefficient["value"] <= coefficient["ci_high"]
+
+
+def test_a_level_is_written_as_it_was_set_never_rounded():
+    """An audit at 97.5% says 97.5% in its text report, its chart's title and the paper's
+    captions; 99.9% is never written as 100%."""
+    frame = frame_of(three(1) + three(2) + three(3))
+    items = rule.items_from_frame(frame, rule.Thresholds())
+    report = assembly.audit_report(frame, items, rule.Thresholds(), resamples=20, confidence=0.975)
+    assert "97.5% intervals" in render_text(report)
+    assert "with 97.5% intervals" in str(charts(report)["agreement"])
+    assert [numbers.level(value) for value in (0.95, 0.975, 0.999)] == ["95%", "97.5%", "99.9%"]
+    assert paper_numbers.confidence_level(0.999) == "99.9"
+    rendered = Template("{% load prb_numbers %}{{ value|level }}").render(Context({"value": 0.9}))
+    assert rendered == "90%"
+
+
+def test_the_agreement_chart_marks_alphas_thresholds_on_alpha_rows_alone():
+    """Krippendorff's 0.667 and 0.800 are thresholds for alpha: the page's chart dashes them
+    across each alpha row, and not across AC1's, AC2's or kappa's."""
+    frame = frame_of(three(1) + three(2) + three(3))
+    items = rule.items_from_frame(frame, rule.Thresholds())
+    report = assembly.audit_report(frame, items, rule.Thresholds(), resamples=20)
+    charted = [
+        coefficient["key"]
+        for question in report["agreement"]
+        for coefficient in question["coefficients"]
+        if coefficient["key"] in CHART_COEFFICIENTS[question["kind"]]
+    ]
+    alpha_rows = sum(key.startswith("alpha") for key in charted)
+    assert 1 < alpha_rows < len(charted)
+    chart = str(charts(report)["agreement"])
+    assert chart.count('stroke-dasharray="3 3"') == len(ALPHA_MARKS) * alpha_rows

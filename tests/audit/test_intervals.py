@@ -193,12 +193,12 @@ def test_it_explains_a_strong_disagreement_of_alpha_and_ac1_in_one_sentence() ->
     from prb_annotate.audit.questions import prevalence_paradox
 
     apart = [{"key": "alpha_nominal", "value": 0.21}, {"key": "ac1", "value": 0.86}]
-    sentence = prevalence_paradox(apart, "nominal", 0.93)
+    sentence = prevalence_paradox(apart, "nominal", 0.93, values=3)
     assert sentence is not None
     assert sentence.startswith("Alpha (0.21) and AC1 (0.86) disagree because one answer makes")
     assert "93% of the ratings" in sentence
     assert sentence.endswith("(the prevalence paradox).")
     assert sentence.count(". ") == 0  # one sentence
     close = [{"key": "alpha_ordinal", "value": 0.6}, {"key": "ac2_ordinal", "value": 0.8}]
-    assert prevalence_paradox(close, "ordinal", 0.7) is None
-    assert prevalence_paradox([{"key": "ac1", "value": 1.0}], "nominal", 1.0) is None
+    assert prevalence_paradox(close, "ordinal", 0.7, values=5) is None
+    assert prevalence_paradox([{"key": "ac1", "value": 1.0}], "nominal", 1.0, values=3) is None

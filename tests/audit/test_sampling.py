@@ -213,7 +213,10 @@ def test_it_narrows_the_interval_by_the_sampling_fraction() -> None:
     narrow = sampling.category_estimate(81, 263, 400)["half_width"]
     assert plain_half_width(effective) < narrow <= plain_half_width(effective) + 1 / (2 * 263)
     census = sampling.category_estimate(81, 263, 263)
-    assert census["ci_low"] == census["ci_high"] == census["share"] == 81 / 263
+    # A census is the share itself, with no interval (not a zero-width one).
+    assert census["share"] == 81 / 263
+    assert census["ci_low"] is census["ci_high"] is None
+    assert census["method"] == sampling.CENSUS
 
 
 def test_it_weights_the_overall_share_by_category_size() -> None:

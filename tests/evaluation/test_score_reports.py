@@ -10,10 +10,11 @@ import pytest
 from transformers import AutoTokenizer
 
 from evaluation.cli import build_parser, main
-from evaluation.config import ScoreConfig, level_percent
+from evaluation.config import ScoreConfig
 from evaluation.inputs import encode_chats
 from evaluation.judge import judge_chat, ordered
 from evaluation.judge_templates import load_judge_template
+from evaluation.levels import level_percent
 from evaluation.records import to_pair_record
 from tests.support import tiny
 
