@@ -33,6 +33,7 @@ from prb_annotate.api.schema import ErrorSerializer
 from prb_annotate.api.serializers_work import SubmitRequestSerializer
 from prb_annotate.campaigns import prolific
 from prb_annotate.campaigns.annotating import SubmitError
+from prb_annotate.campaigns.members import campaign_account_or_404
 from prb_annotate.campaigns.qualification import flow, rules, setup
 from prb_annotate.models import Campaign, Membership, Pair, QualificationItem
 from prb_annotate.security.access import annotator_campaign_or_404
@@ -322,7 +323,8 @@ class QualificationAdmit(APIView):
     )
     def post(self, request: Request, campaign_id: int, annotator_id: int) -> Response:
         campaign = managed_campaign(request, campaign_id)
-        annotator = get_object_or_404(User, pk=annotator_id)
+        # Any other id answers 404 naming no one, whether or not an account holds it.
+        annotator = campaign_account_or_404(campaign, annotator_id)
         body = shapes.AdmitSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         reason = body.validated_data["reason"]

@@ -4,6 +4,7 @@ Each function returns a complete ``<svg>`` element as a string. Every piece of t
 here, so callers may mark the result safe.
 """
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -68,10 +69,27 @@ class _Scale:
         return self.left + (value - self.lo) / (self.hi - self.lo) * (self.right - self.left)
 
 
-def _frame(height: float, title: str, body: list[str]) -> str:
+# Estimated widths at the charts' 12 px font: a Latin letter, a CJK character (a full em).
+LATIN_CHAR_PX = 6.8
+WIDE_CHAR_PX = 12.0
+
+
+def _text_width(text: str) -> float:
+    return sum(WIDE_CHAR_PX if ord(char) >= 0x1100 else LATIN_CHAR_PX for char in text)
+
+
+def _label_overflow(labels: Sequence[str]) -> float:
+    """How far the longest label, set right-aligned before the plot, reaches left of the
+    chart's edge: the view box opens that much to the left, so no label is cut."""
+    widest = max((_text_width(label) for label in labels), default=0.0)
+    return max(0.0, widest - (LABEL_WIDTH - 8))
+
+
+def _frame(height: float, title: str, body: list[str], *, labels: Sequence[str] = ()) -> str:
+    left = math.ceil(_label_overflow(labels))
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
-        f'viewBox="0 0 {WIDTH} {height:.0f}" width="100%" '
+        f'viewBox="{-left} 0 {WIDTH + left} {height:.0f}" width="100%" '
         # Presentation attributes, not a style attribute: the pages' Content-Security-Policy
         # allows no inline styles (app.css caps the width).
         f'font-family="{FONT_FAMILY}" font-size="12">'
@@ -149,7 +167,7 @@ def interval_chart(
             f"<title>{escape(row.label)}: {row.value:.3f}</title></circle>"
             f'<text x="{WIDTH - RIGHT + 8}" y="{y + 4:.1f}" {INK_FILL}>{row.value:.3f}</text>'
         )
-    return _frame(height, title, parts)
+    return _frame(height, title, parts, labels=[row.label for row in rows])
 
 
 def _row_marks(scale: _Scale, marks: Sequence[float], y: float) -> list[str]:
@@ -192,7 +210,7 @@ def share_chart(rows: Sequence[Interval], *, title: str, marks: Sequence[float] 
         parts.append(
             f'<text x="{WIDTH - RIGHT + 8}" y="{middle + 4:.1f}" {INK_FILL}>{row.value:.1%}</text>'
         )
-    return _frame(height, title, parts)
+    return _frame(height, title, parts, labels=[row.label for row in rows])
 
 
 def count_chart(rows: Sequence[tuple[str, int]], *, title: str) -> str:
@@ -214,7 +232,7 @@ def count_chart(rows: Sequence[tuple[str, int]], *, title: str) -> str:
             f'height="{ROW_HEIGHT - 10}" {BAD_FILL} opacity="0.7"/>'
             f'<text x="{WIDTH - RIGHT + 8}" y="{middle + 4:.1f}" {INK_FILL}>{count}</text>'
         )
-    return _frame(height, title, parts)
+    return _frame(height, title, parts, labels=[label for label, _ in rows])
 
 
 @dataclass(frozen=True)

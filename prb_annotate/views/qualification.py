@@ -19,6 +19,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.translation import gettext as _
 
+from prb_annotate.campaigns.members import campaign_account_or_404
 from prb_annotate.campaigns.qualification import rules, setup
 from prb_annotate.models import Campaign, Pair, QualificationItem
 from prb_annotate.security.access import managed_campaign_or_404, manager_action
@@ -184,7 +185,7 @@ def campaign_qualification_admit(request: HttpRequest, campaign: Campaign) -> Ht
     if not form.is_valid():
         messages.error(request, _("Say why the annotator is let in."))
     else:
-        annotator = get_object_or_404(User, pk=form.cleaned_data["annotator"])
+        annotator = campaign_account_or_404(campaign, form.cleaned_data["annotator"])
         try:
             setup.admit(campaign, annotator, form.cleaned_data["reason"], by=_user(request))
         except ValidationError as error:

@@ -216,6 +216,7 @@ def outside_ids(secret_admin: User) -> list[int]:
         ("exclusions/{id}/lift/", None),
         ("members/{id}/remove/", {"answers": KEEP}),
         ("members/{id}/set-password-link/", None),
+        ("qualification/members/{id}/admit/", {"reason": "probe"}),
     ],
 )
 def test_an_id_outside_the_campaign_is_404_naming_no_one_in_the_api(
@@ -251,13 +252,14 @@ def test_an_id_outside_the_campaign_is_404_naming_no_one_on_the_pages(
         assert "secret-admin" not in page.content.decode()
 
 
-def test_the_exclude_page_takes_no_id_from_outside_the_campaign(
-    ours: Campaign, lead: User, secret_admin: User, login: Any
+@pytest.mark.parametrize("name", ["campaign_exclude", "campaign_qualification_admit"])
+def test_the_exclude_and_admit_pages_take_no_id_from_outside_the_campaign(
+    ours: Campaign, lead: User, secret_admin: User, login: Any, name: str
 ) -> None:
     client = login(lead)
     for user_id in outside_ids(secret_admin):
         page = client.post(
-            reverse("campaign_exclude", args=[ours.pk]),
+            reverse(name, args=[ours.pk]),
             {"annotator": user_id, "reason": "probe"},
             follow=True,
         )
