@@ -119,3 +119,20 @@ class ParticipantAdmin(admin.ModelAdmin[models.Participant]):
     search_fields = ["participant_id", "study_id", "session_id"]
     raw_id_fields = ["user"]
     exclude = ["resume_key_hash"]
+
+
+@admin.register(models.BonusPayment)
+class BonusPaymentAdmin(admin.ModelAdmin[models.BonusPayment]):
+    # A record of money paid: read here, never edited (what is owed is computed from it).
+    list_display = ["participant_id", "campaign", "amount", "paid_at", "paid_by"]
+    list_filter = ["campaign"]
+    search_fields = ["participant_id", "prolific_payment_id"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

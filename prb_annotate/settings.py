@@ -440,7 +440,8 @@ warnings.filterwarnings(
 # on this or other machines. Scoring has a queue of its own, so a GPU machine's worker can take
 # only scoring; every other kind goes to "default".
 PRB_JOB_QUEUES = {"score": "scoring"}
-JOB_QUEUE_NAMES = ["default", "scoring"]
+# Every queue a job may go to: the backends' QUEUES and the worker command the pages give.
+JOB_QUEUE_NAMES = ["default", *sorted(set(PRB_JOB_QUEUES.values()) - {"default"})]
 PRB_TASKS_BACKEND = os.environ.get("PRB_TASKS_BACKEND", "database").strip().lower()
 if PRB_TASKS_BACKEND == "rq":
     INSTALLED_APPS += ["django_rq", "django_tasks_rq"]
@@ -462,7 +463,8 @@ PRB_JOB_DIR = DATA_DIR / "jobs"
 # The folders whose model folders a scoring job may load (separated by ":"); a form or the API
 # names a model under one of them, never any other path.
 PRB_MODEL_ROOTS = [root for root in os.environ.get("PRB_MODEL_ROOTS", "").split(":") if root]
-# A running job whose worker has not written its heartbeat for this long is marked failed.
+# A running job whose worker has not written its heartbeat for this long is taken for dead:
+# queued again while it has attempts left (PRB_JOB_ATTEMPTS), then marked failed.
 PRB_JOB_LEASE_S = envint("PRB_JOB_LEASE_S", 60, minimum=1)
 # How many workers may take a job: one whose worker died is queued again until they are spent,
 # then marked failed with the reason.

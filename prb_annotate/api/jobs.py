@@ -7,6 +7,7 @@ from typing import Any
 from django.http import FileResponse, Http404
 from django.http.response import HttpResponseBase
 from django.urls import reverse
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -16,6 +17,7 @@ from rest_framework.views import APIView
 
 from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import managed_campaign
+from prb_annotate.jobs.progress import STOPPING_WORDS, still_stopping
 from prb_annotate.jobs.running import (
     JOB_KINDS,
     JOB_STATUSES,
@@ -33,6 +35,14 @@ from prb_annotate.security.access import can_manage, is_staff
 class JobStartSerializer(serializers.Serializer[dict[str, Any]]):
     kind = serializers.ChoiceField(choices=STARTABLE_KINDS)
     options = serializers.DictField(required=False, default=dict)
+
+    def validate_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        # An export's with_validation must be a JSON boolean: the text "false" is truthy.
+        flag = options.get("with_validation", False)
+        if self.initial_data.get("kind") == "export" and not isinstance(flag, bool):
+            message = gettext("Expected true or false, not %(value)s.") % {"value": repr(flag)}
+            raise serializers.ValidationError({"with_validation": [message]})
+        return options
 
 
 class JobSerializer(serializers.Serializer[dict[str, Any]]):
@@ -133,13 +143,16 @@ class JobDetail(APIView):
         job = managed_job(request, job_id)
         if job.status in (Job.Status.QUEUED, Job.Status.RUNNING):
             raise serializers.ValidationError({"status": ["Cancel the job before removing it."]})
+        if still_stopping(job):
+            raise serializers.ValidationError({"status": [str(STOPPING_WORDS)]})
         remove_job(job)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class JobCancel(APIView):
-    """Cancel a queued or running job; a running one stops at its next step, and an import
-    whose data is already committed is done and cannot be cancelled (400)."""
+    """Cancel a queued or running job; a running one stops at its next step (a scoring job when
+    its model pass ends, storing nothing), and an import whose data is already committed is
+    done and cannot be cancelled (400)."""
 
     parser_classes = [JSONParser]
 

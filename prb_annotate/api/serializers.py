@@ -68,6 +68,19 @@ class DatasetSerializer(serializers.ModelSerializer[Dataset]):
             "pair_count",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "source": {
+                "help_text": "What the dataset's latest import that added or changed records "
+                "read, as stored (never a path on the server): a file's or folder's name, "
+                "``upload:NAME`` for an upload, ``hf://datasets/ID@COMMIT, ...`` for a Hub "
+                "dataset. Earlier imports' records may come from other sources."
+            },
+            "source_sha256": {
+                "help_text": "The sha256 of that file's bytes; for a folder, an uploaded .zip "
+                "(its unpacked files, not the zip) or a Hub dataset, that of the listing of the "
+                'files read (docs/export.md, "Folder hashes").'
+            },
+        }
 
 
 class DatasetDetailSerializer(DatasetSerializer):
@@ -114,9 +127,15 @@ class ImportReportSerializer(serializers.Serializer):
     dataset = serializers.CharField()
     dataset_id = serializers.IntegerField()
     source = serializers.CharField(  # type: ignore[assignment]
-        help_text="The imported file's name (never a path on the server)."
+        help_text="What this import read, as stored (never a path on the server): the file's "
+        "or folder's name, ``upload:NAME`` for a file or .zip uploaded through the page or the "
+        "API. The dataset keeps it when the import added or changed records."
     )
-    source_sha256 = serializers.CharField(help_text="The sha256 of the imported file.")
+    source_sha256 = serializers.CharField(
+        help_text="The sha256 of the file's bytes; for a folder, an uploaded .zip (its unpacked "
+        "files, not the zip) or a Hub dataset, that of the listing of the files read "
+        '(docs/export.md, "Folder hashes").'
+    )
     created = serializers.IntegerField()
     updated = serializers.IntegerField()
     unchanged = serializers.IntegerField()

@@ -9,6 +9,7 @@ accuracy on all pairs and on both subsets side by side. The subsets follow a man
 adjudication where there is one, as exports do; the run's summary says how many pairs that was.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
@@ -69,6 +70,7 @@ def evaluate_campaign(
     model: str,
     subset: str = "all",
     name: str | None = None,
+    on_stored: Callable[[EvaluationRun], None] | None = None,
     **options: Any,
 ) -> EvaluationRun:
     """Score the campaign's pairs in ``subset`` with ``model`` and store the run.
@@ -76,7 +78,8 @@ def evaluate_campaign(
     ``options`` are :class:`evaluation.config.ScoreConfig` fields (``mode``, ``top_k``,
     ``judge``, ``device``, ``dtype``, ...); ``model`` may be a built-in baseline
     (``builtin:length``). ``name`` is the run's name (``run_names``: refused when taken;
-    by default the model's, never a server path). Nothing is stored when scoring fails.
+    by default the model's, never a server path). Nothing is stored when scoring fails, or
+    when ``on_stored``, called with the run inside the transaction that stores it, raises.
     """
     from evaluation.baselines import is_builtin, score_builtin
     from evaluation.config import ScoreConfig
@@ -94,10 +97,13 @@ def evaluate_campaign(
         from evaluation.scoring import score_records
 
         result = score_records(records, config)
-    run = store_run(campaign, subset, config.mode, result, pairs, verdicts, name=run_name)
-    if has_random_weights(model):
-        EvaluationRun.objects.filter(pk=run.pk).update(random_weights=True)
-        run.random_weights = True
+    with transaction.atomic():
+        run = store_run(campaign, subset, config.mode, result, pairs, verdicts, name=run_name)
+        if has_random_weights(model):
+            EvaluationRun.objects.filter(pk=run.pk).update(random_weights=True)
+            run.random_weights = True
+        if on_stored is not None:
+            on_stored(run)
     return run
 
 

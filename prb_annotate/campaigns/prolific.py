@@ -27,8 +27,8 @@ and goes with it.
 - **Bonuses** (``participant_id,amount``, no header, one line per participant, as Prolific's
   bulk bonus takes them; amounts in the study's currency with two decimals): the campaign's
   ``BonusRule`` (an amount per item beyond a number of items, and an amount for gold accuracy
-  at or above a threshold), for approved members only; members with nothing earned are left
-  out.
+  at or above a threshold), for approved members only, less what was already paid them
+  through Prolific's API (``BonusPayment``); members with nothing owed are left out.
 """
 
 import io
@@ -39,7 +39,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from django.core.exceptions import ValidationError
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Sum
 from django.utils.translation import gettext, ngettext
 
 from prb_annotate.audit.exclusions import current_exclusions, left_out_annotators
@@ -48,7 +48,13 @@ from prb_annotate.campaigns.progress import AnnotatorProgress, campaign_progress
 from prb_annotate.campaigns.qualification.setup import MemberQualification, member_qualifications
 from prb_annotate.formats import spreadsheets
 from prb_annotate.formats.numbers import percent
-from prb_annotate.models import Campaign, Membership, Participant, QualificationAnswer
+from prb_annotate.models import (
+    BonusPayment,
+    Campaign,
+    Membership,
+    Participant,
+    QualificationAnswer,
+)
 from prb_annotate.models.access import SIGNUP_PARTICIPANT_PREFIX
 
 APPROVAL_HEADER = ("participant_id", "decision", "reason")
@@ -195,8 +201,15 @@ class ApprovalRow:
 class BonusRow:
     participant_id: str
     username: str
-    amount: Decimal
+    amount: Decimal  # due under the rule now
     why: str  # shown on the page only, in the reader's language
+    paid: Decimal = Decimal("0.00")  # paid already through Prolific's API
+
+    @property
+    def owed(self) -> Decimal:
+        """What is still to pay: the amount due less what was paid (never below nothing; a
+        lowered rule takes nothing back)."""
+        return max(self.amount - self.paid, Decimal("0.00"))
 
 
 @dataclass(frozen=True)
@@ -324,19 +337,41 @@ def _screened_out_reason(qualification: MemberQualification) -> str:
     )
 
 
+def paid_bonuses(campaign: Campaign) -> dict[str, Decimal]:
+    """Participant id -> the bonuses paid them through Prolific's API, in all."""
+    totals = (
+        BonusPayment.objects.filter(campaign=campaign)
+        .values("participant_id")
+        .annotate(total=Sum("amount"))
+    )
+    return {row["participant_id"]: row["total"].quantize(CENT) for row in totals}
+
+
 def bonus_rows(campaign: Campaign) -> list[BonusRow]:
+    """Each approved member's bonus due under the rule and what was paid them already; a
+    participant paid before and due nothing now (the rule lowered, the decision changed) is
+    listed too, so that the page shows every payment."""
+    paid = paid_bonuses(campaign)
     rule = BonusRule.from_json(campaign.bonus_rule)
-    if rule.is_empty:
-        return []
-    approved = {row.username for row in approval_rows(campaign) if row.decision == APPROVE}
+    approved = (
+        set()
+        if rule.is_empty
+        else {row.username for row in approval_rows(campaign) if row.decision == APPROVE}
+    )
     rows = []
     for member in _members(campaign, _progress(campaign)):
-        if member.username not in approved or member.progress is None:
-            continue
-        amount, why = _bonus(campaign, rule, member.progress)
-        if amount > 0:
-            rows.append(BonusRow(member.participant_id, member.username, amount, why))
+        amount, why = Decimal("0.00"), ""
+        if member.username in approved and member.progress is not None:
+            amount, why = _bonus(campaign, rule, member.progress)
+        already = paid.get(member.participant_id, Decimal("0.00"))
+        if amount > 0 or already > 0:
+            rows.append(BonusRow(member.participant_id, member.username, amount, why, already))
     return rows
+
+
+def owed_bonus_rows(campaign: Campaign) -> list[BonusRow]:
+    """The bonus list still to pay: the rows with something owed."""
+    return [row for row in bonus_rows(campaign) if row.owed > 0]
 
 
 def _bonus(campaign: Campaign, rule: BonusRule, progress: AnnotatorProgress) -> tuple[Decimal, str]:
@@ -381,7 +416,7 @@ def approvals_csv(campaign: Campaign) -> str:
 
 
 def bonuses_csv(campaign: Campaign) -> str:
-    return csv_text((r.participant_id, f"{r.amount:.2f}") for r in bonus_rows(campaign))
+    return csv_text((r.participant_id, f"{r.owed:.2f}") for r in owed_bonus_rows(campaign))
 
 
 def csv_filename(campaign: Campaign, kind: str) -> str:

@@ -1,15 +1,17 @@
 """Prolific's documented API (https://docs.prolific.com/docs/api-docs/public/), used when the
 deployment sets ``PROLIFIC_API_TOKEN``: the approval list's decisions sent as submission
-transitions, the bonus list paid as one bulk bonus, and the study's submissions read back, so
+transitions, what is still owed of the bonus list paid as one bulk bonus and recorded
+(``BonusPayment``), and the study's submissions read back, so
 that a participant Prolific marks returned or timed out frees their reservations at once; and
 on a study link's first join, whether Prolific lists the participant in the study at all
 (``join_limits.check_listed``).
 
 Endpoints, under ``PROLIFIC_API_URL``, with ``Authorization: Token <token>``:
 ``GET studies/<study_id>/submissions/`` (``results``: ``id``, ``participant_id``, ``status``),
-``POST submissions/<id>/transition/`` (``action`` APPROVE or REJECT, a rejection's ``message``
-and ``rejection_category``), ``POST submissions/bonus-payments/`` (``study_id``,
-``csv_bonuses``; answers the payment's ``id``) and ``POST bulk-bonus-payments/<id>/pay/``.
+``POST submissions/<id>/transition/`` (``action`` APPROVE or REJECT, a rejection's ``message``,
+at least 100 characters, and ``rejection_category``), ``POST submissions/bonus-payments/``
+(``study_id``, ``csv_bonuses``; answers the payment's ``id``) and
+``POST bulk-bonus-payments/<id>/pay/``.
 """
 
 import json
@@ -17,13 +19,15 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.utils.translation import gettext
+from django.db import transaction
+from django.utils.translation import gettext, ngettext
 
 from prb_annotate.campaigns import prolific
-from prb_annotate.models import Assignment, Campaign, Membership
+from prb_annotate.models import Assignment, BonusPayment, Campaign, Membership
 
 AWAITING_REVIEW = "AWAITING REVIEW"
 GONE = ("RETURNED", "TIMED-OUT")
@@ -33,6 +37,13 @@ ADMISSION_TIMEOUT_S = 10
 # Prolific asks a category with every rejection; a quality-control decision is "low effort"
 # unless the study says otherwise (the reason itself goes in the message).
 REJECTION_CATEGORY = "LOW_EFFORT"
+# Prolific asks every rejection for a message of at least this many characters and a category;
+# the message opens with a fixed explanation, longer than that on its own, then the reason.
+REJECTION_MESSAGE_MIN_CHARS = 100
+REJECTION_EXPLANATION = (
+    "Your submission was rejected because the quality checks of this annotation study left "
+    "your answers out of its results."
+)
 
 
 class ProlificError(RuntimeError):
@@ -104,51 +115,144 @@ class Sent:
     approved: int
     rejected: int
     skipped: int  # not awaiting review on Prolific (decided there already, returned, ...)
+    unsent: int = 0  # decisions not sent because Prolific failed on an earlier one
+    failure: str = ""  # why Prolific failed, "" when every decision was sent
 
     @property
     def statement(self) -> str:
         """What was sent, said on the page in the reader's language."""
-        return gettext(
-            "Sent to Prolific: %(approved)d approved, %(rejected)d rejected; "
-            "%(skipped)d not awaiting review there, left as they are."
-        ) % {"approved": self.approved, "rejected": self.rejected, "skipped": self.skipped}
+        counts = {
+            "approved": self.approved,
+            "rejected": self.rejected,
+            "skipped": self.skipped,
+            "unsent": self.unsent,
+        }
+        if self.failure:
+            return (
+                gettext(
+                    "Prolific failed part way. Sent before it failed: %(approved)d approved, "
+                    "%(rejected)d rejected; %(skipped)d not awaiting review there, left as they "
+                    "are; %(unsent)d not sent. Pressing again is safe: only submissions still "
+                    "awaiting review are sent."
+                )
+                % counts
+            )
+        return (
+            gettext(
+                "Sent to Prolific: %(approved)d approved, %(rejected)d rejected; "
+                "%(skipped)d not awaiting review there, left as they are."
+            )
+            % counts
+        )
+
+
+def rejection_message(reason: str) -> str:
+    """A rejection's message as Prolific takes it (at least ``REJECTION_MESSAGE_MIN_CHARS``):
+    the fixed explanation, then the list's reason, in English whatever the manager's language
+    since the participant reads it."""
+    return f"{REJECTION_EXPLANATION} Reason: {reason}." if reason else REJECTION_EXPLANATION
+
+
+def _transition(submission: dict[str, Any], decision: str, reason: str) -> None:
+    body: dict[str, Any] = {"action": decision.upper()}
+    if decision == prolific.REJECT:
+        body |= {"message": rejection_message(reason), "rejection_category": REJECTION_CATEGORY}
+    _call("POST", f"submissions/{submission['id']}/transition/", body)
 
 
 def send_decisions(campaign: Campaign) -> Sent:
     """The approval list's approve and reject decisions, as transitions of the submissions
     awaiting review (a removed participant's ``reject`` included); screened-out participants
-    are Prolific's to handle by their code. A rejection's message is the list's reason, in
-    English whatever the manager's language: Prolific shows it to the participant."""
+    are Prolific's to handle by their code. If Prolific fails on one, the rest are not sent and
+    the answer says what was sent before and why it stopped; sending again is safe, since a
+    decided submission no longer awaits review. ProlificError when the submissions cannot be
+    read (nothing sent then)."""
     on_prolific = submissions(campaign)
+    decided = [r for r in prolific.approval_rows(campaign) if r.decision in ("approve", "reject")]
     counts = {"approve": 0, "reject": 0, "skipped": 0}
-    for row in prolific.approval_rows(campaign):
+    for done, row in enumerate(decided):
         submission = on_prolific.get(row.participant_id)
-        if row.decision not in ("approve", "reject"):
-            continue
         if submission is None or submission.get("status") != AWAITING_REVIEW:
             counts["skipped"] += 1
             continue
-        body: dict[str, Any] = {"action": row.decision.upper()}
-        if row.decision == "reject":
-            body |= {"message": row.reason, "rejection_category": REJECTION_CATEGORY}
-        _call("POST", f"submissions/{submission['id']}/transition/", body)
+        try:
+            _transition(submission, row.decision, row.reason)
+        except ProlificError as error:
+            unsent = len(decided) - done
+            return Sent(counts["approve"], counts["reject"], counts["skipped"], unsent, str(error))
         counts[row.decision] += 1
     return Sent(counts["approve"], counts["reject"], counts["skipped"])
 
 
-def pay_bonuses(campaign: Campaign) -> int:
-    """The bonus list paid as one bulk bonus; the number of participants paid."""
-    rows = prolific.bonus_rows(campaign)
+@dataclass(frozen=True)
+class Paid:
+    participants: int
+    total: Decimal
+
+    @property
+    def statement(self) -> str:
+        """What the press paid, said on the page in the reader's language."""
+        if not self.participants:
+            return gettext("Nothing owed: every bonus due under the rule is paid already.")
+        return ngettext(
+            "Bonuses paid on Prolific to %(count)d participant.",
+            "Bonuses paid on Prolific to %(count)d participants.",
+            self.participants,
+        ) % {"count": self.participants}
+
+
+def pay_bonuses(campaign: Campaign, by: Any = None) -> Paid:
+    """What is still owed of the bonus list (the rule's amount due less what was paid before),
+    paid as one bulk bonus and recorded, one ``BonusPayment`` per participant, with ``by``.
+
+    The shares are claimed first, in a short transaction under the campaign row's lock: a
+    second press (a double submit) waits for the claim and then finds nothing owed. Prolific
+    is called after that transaction, so no lock is held while it answers (on SQLite the
+    write lock would stop every annotator's submit meanwhile). When Prolific refuses or
+    cannot be reached the claims are withdrawn: nothing stays recorded for that press, and
+    ProlificError says why."""
+    rows, claims = _claim_owed(campaign, by)
     if not rows:
-        return 0
-    text = "\n".join(f"{row.participant_id},{row.amount}" for row in rows)
+        return Paid(0, Decimal("0.00"))
+    try:
+        payment_id = _pay(campaign, rows)
+    except ProlificError:
+        BonusPayment.objects.filter(pk__in=claims).delete()
+        raise
+    BonusPayment.objects.filter(pk__in=claims).update(prolific_payment_id=payment_id)
+    return Paid(len(rows), sum((row.owed for row in rows), Decimal("0.00")))
+
+
+def _claim_owed(campaign: Campaign, by: Any) -> tuple[list[prolific.BonusRow], list[int]]:
+    """The rows still owed and the ids of the payment rows that claim them now."""
+    with transaction.atomic():
+        Campaign.objects.select_for_update(no_key=True).filter(pk=campaign.pk).first()
+        rows = prolific.owed_bonus_rows(campaign)
+        claims = BonusPayment.objects.bulk_create(
+            BonusPayment(
+                campaign=campaign,
+                participant_id=row.participant_id,
+                amount=row.owed,
+                paid_by=by if getattr(by, "pk", None) else None,
+            )
+            for row in rows
+        )
+    return rows, [claim.pk for claim in claims]
+
+
+def _pay(campaign: Campaign, rows: list[prolific.BonusRow]) -> str:
+    """Prolific's two calls, setting the bulk bonus up then paying it; its id."""
+    text = "\n".join(f"{row.participant_id},{row.owed:.2f}" for row in rows)
     payment = _call(
         "POST",
         "submissions/bonus-payments/",
         {"study_id": _study_id(campaign), "csv_bonuses": text},
     )
-    _call("POST", f"bulk-bonus-payments/{payment['id']}/pay/", {})
-    return len(rows)
+    payment_id = str(payment.get("id") or "")
+    if not payment_id:
+        raise ProlificError("Prolific set up the bonus payment but answered no id for it.")
+    _call("POST", f"bulk-bonus-payments/{payment_id}/pay/", {})
+    return payment_id
 
 
 def read_back(campaign: Campaign) -> dict[str, str]:

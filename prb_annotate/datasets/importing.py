@@ -300,8 +300,12 @@ def path_sources(path: Path, budget: DecodeBudget | None = None) -> list[Source]
             or (exported is not None and relative.as_posix() not in exported)
         ):
             continue
-        # The first sub-folder is the config; a config's name is its category.
+        # The first sub-folder is the config; a config's name is its category, but in an
+        # export, whose folder names are cleaned up (``uncategorized/`` for no category), the
+        # manifest's category for the file.
         config = relative.parts[0] if len(relative.parts) > 1 and not saved else ""
+        if exported is not None and exported.get(relative.as_posix()) is not None:
+            config = str(exported[relative.as_posix()])
         sources.append(
             Source(
                 relative.as_posix(),
@@ -317,9 +321,10 @@ def path_sources(path: Path, budget: DecodeBudget | None = None) -> list[Source]
     return sources
 
 
-def export_record_paths(folder: Path) -> set[str] | None:
-    """The record files an export folder's manifest lists (``configs``), or None when the
-    folder is not an export of this tool."""
+def export_record_paths(folder: Path) -> dict[str, str | None] | None:
+    """The record files an export folder's manifest lists (``configs``), each with the
+    category the manifest gives it (None where it gives none), or None when the folder is not
+    an export of this tool."""
     manifest = export_manifest(folder)
     if manifest is None:
         return None
@@ -327,8 +332,15 @@ def export_record_paths(folder: Path) -> set[str] | None:
     if not isinstance(configs, list):
         return None
     return {
-        str(config["path"]) for config in configs if isinstance(config, dict) and "path" in config
+        str(config["path"]): manifest_category(config)
+        for config in configs
+        if isinstance(config, dict) and "path" in config
     }
+
+
+def manifest_category(config: dict[str, Any]) -> str | None:
+    category = config.get("category")
+    return category if isinstance(category, str) else None
 
 
 def unit_of(source: Source) -> str:
@@ -442,7 +454,7 @@ class Importer:
             for where, entry, plain in self.entries(source):
                 self.count_read()
                 if isinstance(entry, BadEntry):
-                    self.problem(where.problem(entry.field, entry.message))
+                    self.problem(where.problem(entry.field, entry.message, entry.record_id))
                 else:
                     self.add(entry, where, self.category_of(source), plain=plain)
         except Unreadable as exc:

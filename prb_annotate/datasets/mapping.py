@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext
+
 from prb_annotate.datasets.records import RECORD_ORDER
 from prb_annotate.datasets.shapes import (
     QUESTION_FIELDS,
@@ -79,11 +81,19 @@ NO_MAPPING = ColumnMapping()
 def parse_mapping(text: str | bytes | None) -> ColumnMapping:
     """The mapping a JSON text states; an empty text is no mapping. MappingInvalid names every
     problem."""
-    if text is None or not str(text if isinstance(text, str) else text.decode()).strip():
+    if text is None:
         return NO_MAPPING
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        # The encodings json.loads reads bytes in (UTF-8, -16 or -32), told apart as it does.
+        decoded = text if isinstance(text, str) else text.decode(json.detect_encoding(text))
+    except UnicodeDecodeError as exc:
+        message = gettext("mapping: not valid UTF-8 (byte %(byte)d)") % {"byte": exc.start + 1}
+        raise MappingInvalid([message]) from exc
+    if not decoded.strip():
+        return NO_MAPPING
+    try:
+        data = json.loads(decoded)
+    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
         raise MappingInvalid([f"mapping: not valid JSON ({exc})"]) from exc
     if not isinstance(data, dict):
         raise MappingInvalid(["mapping: expected a JSON object"])

@@ -58,7 +58,8 @@ def preview_row(
     line: int, entry: "dict[str, object] | BadEntry", mapping: ColumnMapping, *, plain: bool
 ) -> PreviewRow:
     if isinstance(entry, BadEntry):
-        return PreviewRow(line, problems=[entry.message])
+        named = f"{entry.field}: {entry.message}" if entry.field else entry.message
+        return PreviewRow(line, problems=[named])
     raw, renamed = mapping.apply(entry)
     try:
         record = parse_record(

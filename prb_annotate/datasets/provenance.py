@@ -6,9 +6,10 @@ A dataset loaded by its Hub id (``hub.py``) is named by the id at the commit rea
 
 A file's digest is the sha256 of its bytes, the value ``sha256sum FILE`` prints. A folder's
 is the sha256 of the ``sha256sum`` lines of the files read from it (``<sha256>  <path>``, one
-per line, paths relative to the folder, in the order they are read), so that anyone holding
-the same folder computes the same value:
-``(cd FOLDER && sha256sum FILE...) | sha256sum`` over those files.
+per line, paths relative to the folder, in the order they are read: ``sorted(Path.rglob)``,
+which compares paths one folder level at a time, so ``Art/`` comes before ``Art-Design/``), so
+that anyone holding the same folder computes the same value: docs/export.md ("Folder hashes")
+gives the shell recipe. An uploaded ``.zip`` is hashed as the folder it unpacks to.
 """
 
 import hashlib

@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any, NamedTuple
@@ -24,6 +25,7 @@ from typing import IO, Any, NamedTuple
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
+from django.utils.translation import gettext
 
 from prb_annotate.datasets import parquet_limits
 from prb_annotate.datasets.budget import DecodeBudget, OverBudget, bounded
@@ -38,6 +40,9 @@ CSV_JSON_COLUMNS = ("profile", "rubric_aspects")
 CSV_OPTIONAL_COLUMNS = ("id", "category", "narrative", *CSV_JSON_COLUMNS)
 PARQUET_BATCH_ROWS = 1000
 CELL_TOO_DEEP = f"the JSON in the cell nests deeper than {MAX_JSON_DEPTH} levels"
+# Marks a Parquet column of JSON text that stands for other values (an export writes a column
+# whose records disagree in type that way): the reader decodes it back.
+JSON_TEXT_METADATA = {b"prb_annotate.encoding": b"json"}
 
 
 class Unreadable(Exception):
@@ -56,6 +61,7 @@ class BadEntry:
 
     message: str
     field: str | None = None
+    record_id: str | None = None
 
 
 class Entry(NamedTuple):
@@ -135,12 +141,82 @@ def decode_line(number: int, line: bytes) -> Entry | None:
     if not text.strip():
         return None
     try:
-        value = json.loads(text)
+        value, has_long_integer = loads_checked(text)
     except json.JSONDecodeError as exc:
         return Entry(number, BadEntry(f"invalid JSON: {exc.msg} (column {exc.colno})"))
     except RecursionError:
         return Entry(number, BadEntry("JSON nested too deeply"))
+    if has_long_integer:
+        return Entry(number, long_integer_entry(value))
     return Entry(number, as_record(value))
+
+
+def loads_checked(text: str) -> tuple[Any, bool]:
+    """``json.loads``, but where an integer is longer than Python converts (``int`` raises
+    ValueError past ``sys.get_int_max_str_digits()``), the value read with a LongInteger in
+    its place, and True. Raises what ``json.loads`` raises for anything else."""
+    try:
+        return json.loads(text), False
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        # The only other ValueError json raises: an integer longer than Python converts.
+        return json.loads(text, parse_int=checked_int), True
+
+
+class LongInteger(NamedTuple):
+    """Stands in for an integer literal longer than Python converts (``digits`` long)."""
+
+    digits: int
+
+
+def checked_int(literal: str) -> "int | LongInteger":
+    """An integer literal as json reads it, or a LongInteger where ``int`` refuses it."""
+    try:
+        return int(literal)
+    except ValueError:
+        return LongInteger(len(literal.lstrip("-")))
+
+
+LENIENT_DECODER = json.JSONDecoder(parse_int=checked_int)
+
+
+def long_integer_entry(value: Any) -> BadEntry:
+    """The problem of a value decoded with ``checked_int`` that holds a LongInteger: the
+    record's field that holds it (its path inside the field in the message), and the record's
+    id where it has one."""
+    path, digits = long_integer_path(value)
+    field = path[0][1:] if path and path[0].startswith(".") else None
+    where = "".join(path[1:]) if field else "".join(path)
+    record_id = value.get("id") if isinstance(value, dict) else None
+    return BadEntry(
+        long_integer_message(digits, where),
+        field,
+        str(record_id) if isinstance(record_id, str | int) else None,
+    )
+
+
+def long_integer_message(digits: int, where: str = "") -> str:
+    message = gettext("an integer of %(digits)d digits; at most %(limit)d digits can be read") % {
+        "digits": digits,
+        "limit": sys.get_int_max_str_digits(),
+    }
+    return f"{where.lstrip('.')}: {message}" if where else message
+
+
+def long_integer_path(value: Any) -> tuple[list[str], int]:
+    """Where the first LongInteger inside ``value`` is (``[".profile", "[2]", ".score"]``: the
+    record's field, then the steps inside it) and its number of digits (0: none)."""
+    if isinstance(value, LongInteger):
+        return [], value.digits
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        if isinstance(item, LongInteger | dict | list):
+            found = long_integer_path(item)
+            if found[1]:
+                step = f".{key}" if isinstance(value, dict) else f"[{key}]"
+                return [step, *found[0]], found[1]
+    return [], 0
 
 
 def is_plain(value: dict[str, Any]) -> bool:
@@ -203,7 +279,7 @@ def read_json(stream: IO[bytes], budget: DecodeBudget | None = None) -> Iterator
         value, end = decode_at(decoder, text, pos)
         line += text.count("\n", counted, pos)
         counted = pos
-        yield Entry(line, as_record(value))
+        yield Entry(line, value if isinstance(value, BadEntry) else as_record(value))
         pos = skip_whitespace(text, end)
         if text.startswith(",", pos):
             pos = skip_whitespace(text, pos + 1)
@@ -225,12 +301,19 @@ def line_of(text: str, pos: int) -> int:
 
 
 def decode_at(decoder: json.JSONDecoder, text: str, pos: int) -> tuple[Any, int]:
+    """The value at ``pos`` and where it ends; a value holding an integer too long to read is
+    a BadEntry (the list goes on after it)."""
     try:
         return decoder.raw_decode(text, pos)
     except json.JSONDecodeError as exc:
         raise Unreadable(f"invalid JSON: {exc.msg} (column {exc.colno})", exc.lineno) from exc
     except RecursionError as exc:
         raise Unreadable("JSON nested too deeply", line_of(text, pos)) from exc
+    except ValueError:
+        # An integer longer than Python converts: read again with it stood in for (whatever
+        # else is wrong further on is then raised as above).
+        value, end = decode_at(LENIENT_DECODER, text, pos)
+        return long_integer_entry(value), end
 
 
 def read_csv(stream: IO[bytes], renames: Mapping[str, str]) -> Iterator[Entry]:
@@ -300,17 +383,21 @@ def csv_record(header: list[str], ours: list[str], cells: list[str]) -> "dict[st
     """A row under the file's column names; ``ours`` says which of our fields each is."""
     if len(cells) != len(header):
         return BadEntry(f"{len(cells)} cells where the header has {len(header)}")
+    record_id = cells[ours.index("id")] if "id" in ours else None
     record: dict[str, Any] = {}
     for column, field, cell in zip(header, ours, cells, strict=True):
         if field in CSV_OPTIONAL_COLUMNS and not cell.strip():
             continue
         if field in CSV_JSON_COLUMNS:
             try:
-                value = json.loads(cell)
+                value, has_long_integer = loads_checked(cell)
             except json.JSONDecodeError as exc:
                 return BadEntry(f"invalid JSON in the cell: {exc.msg} (column {exc.colno})", column)
             except RecursionError:
                 return BadEntry(CELL_TOO_DEEP, column)
+            if has_long_integer:
+                found = long_integer_entry({column: value})
+                return BadEntry(found.message, column, record_id or None)
             if too_deep(value):
                 return BadEntry(CELL_TOO_DEEP, column)
             record[column] = value
@@ -361,13 +448,43 @@ def batch_entries(
         for batch in batches():
             if budget is not None:
                 parquet_limits.spend(budget, batch)
+            json_columns = json_text_columns(batch.schema)
             for record in batch.to_pylist():
                 row += 1
-                yield Entry(row, record)
+                yield Entry(row, decode_json_columns(record, json_columns))
     except OverBudget as exc:
         raise Unreadable(str(exc)) from exc
     except (pa.ArrowException, OSError) as exc:
         raise Unreadable(f"invalid {kind} file: {exc}") from exc
+
+
+def json_text_columns(schema: pa.Schema) -> list[str]:
+    return [
+        field.name
+        for field in schema
+        if field.metadata and JSON_TEXT_METADATA.items() <= field.metadata.items()
+    ]
+
+
+def decode_json_columns(record: dict[str, Any], columns: list[str]) -> "dict[str, Any] | BadEntry":
+    """The record with its JSON text columns decoded back (a null stays null); a text that
+    cannot be decoded is a BadEntry naming its column."""
+    for column in columns:
+        text = record.get(column)
+        if not isinstance(text, str):
+            continue
+        try:
+            value, has_long_integer = loads_checked(text)
+        except json.JSONDecodeError as exc:
+            return BadEntry(f"invalid JSON: {exc.msg} (column {exc.colno})", column)
+        except RecursionError:
+            return BadEntry(CELL_TOO_DEEP, column)
+        if has_long_integer:
+            return BadEntry(long_integer_entry({column: value}).message, column)
+        if too_deep(value):
+            return BadEntry(CELL_TOO_DEEP, column)
+        record[column] = value
+    return record
 
 
 class Rewound(io.RawIOBase):

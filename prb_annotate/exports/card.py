@@ -17,6 +17,15 @@ READERS = {
     "csv": "pd.read_csv({!r})",
 }
 
+# What the dataset's source and sha256 stand for (``importing.import_sources`` keeps the latest
+# import's that added or changed records; ``provenance`` says how the sha256 is made).
+SOURCE_NOTE = (
+    "The file named is the one read by the dataset's latest import that added or changed "
+    "records; records of earlier imports may come from other files. Its sha256 is that of the "
+    "file's bytes, or, for a folder, an uploaded .zip (its unpacked files) or a Hub dataset, "
+    'that of the listing of the files read (docs/export.md, "Folder hashes").'
+)
+
 
 def dataset_card(manifest: dict[str, Any]) -> str:
     """README.md whose YAML header declares each config and its files, as on the Hub."""
@@ -77,6 +86,7 @@ def introduction(manifest: dict[str, Any]) -> list[str]:
         + (f" ({source_words(dataset)})" if dataset["source"] else "")
         + ".",
         "",
+        *([SOURCE_NOTE, ""] if dataset["source"] else []),
         f"Each pair was judged by k = {manifest['k']} annotators. Of {pairs['total']} pairs, "
         f"{pairs['validated']} were validated, {pairs['excluded']} excluded and "
         f"{pairs['undecided']} undecided. This export holds the **{manifest['subset']}** "

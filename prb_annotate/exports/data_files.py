@@ -18,9 +18,11 @@ from typing import Any, Protocol
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from prb_annotate.datasets.readers import JSON_TEXT_METADATA
 from prb_annotate.exports.slices import (
     ARROW_FAILURES,
     Columns,
+    ExportError,
     Record,
     annotation_schema,
     record_json,
@@ -136,6 +138,15 @@ class ParquetRecordsFile(OutputFile):
         self.rows += rows
 
     def finish(self) -> ExportedFile:
+        try:
+            self.write()
+        except ARROW_FAILURES as error:
+            # A shape no column type above anticipates: a clean refusal, never a server error.
+            raise ExportError(f"{self.relative} cannot be written as Parquet: {error}") from error
+        self.spool.close()
+        return self.written()
+
+    def write(self) -> None:
         final, as_json = self.schema.schema(), self.schema.as_json()
         with pq.ParquetWriter(self.path, final) as writer:
             group: list[pa.Table] = []
@@ -152,8 +163,6 @@ class ParquetRecordsFile(OutputFile):
                     group, grouped = [], 0
             if group:
                 writer.write_table(pa.concat_tables(group))
-        self.spool.close()
-        return self.written()
 
     def close(self) -> None:
         self.spool.close()
@@ -260,7 +269,8 @@ class CsvSink:
 
 class ParquetSchema:
     """One Arrow type per column over every chunk of a file. A column whose records disagree
-    (a string here, a number there) is stored as JSON text instead of failing the export."""
+    (a string here, a number there), or that holds an object empty in every record, is stored
+    as JSON text instead of failing the export, marked as such (``JSON_TEXT_METADATA``)."""
 
     def __init__(self) -> None:
         self.types: dict[str, pa.DataType | None] = {}
@@ -277,12 +287,37 @@ class ParquetSchema:
                 self.types[key] = None
 
     def schema(self) -> pa.Schema:
+        # A JSON text column says so in its metadata, so that an import decodes it back.
         return pa.schema(
-            [(key, pa.string() if found is None else found) for key, found in self.types.items()]
+            [
+                pa.field(key, found)
+                if found is not None
+                else pa.field(key, pa.string(), metadata=JSON_TEXT_METADATA)
+                for key, found in self.writable()
+            ]
         )
 
     def as_json(self) -> frozenset[str]:
-        return frozenset(key for key, found in self.types.items() if found is None)
+        return frozenset(key for key, found in self.writable() if found is None)
+
+    def writable(self) -> list[tuple[str, pa.DataType | None]]:
+        """Each column's type, None for JSON text: also where the type holds a struct with no
+        field (an object empty in every record), which Parquet cannot store."""
+        return [
+            (key, None if found is None or holds_empty_struct(found) else found)
+            for key, found in self.types.items()
+        ]
+
+
+def holds_empty_struct(kind: pa.DataType) -> bool:
+    if pa.types.is_struct(kind):
+        children = [kind.field(index).type for index in range(kind.num_fields)]
+        return not children or any(holds_empty_struct(child) for child in children)
+    if pa.types.is_map(kind):
+        return holds_empty_struct(kind.key_type) or holds_empty_struct(kind.item_type)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return holds_empty_struct(kind.value_type)
+    return False
 
 
 def _merge_types(known: pa.DataType, new: pa.DataType) -> pa.DataType:

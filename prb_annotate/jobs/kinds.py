@@ -26,6 +26,8 @@ def check_options(kind: str, options: dict[str, Any]) -> None:
         if unknown:
             raise ValueError(f"Unknown export option(s): {', '.join(sorted(unknown))}.")
         merged = {**EXPORT_DEFAULTS, **options}
+        if not isinstance(merged["with_validation"], bool):
+            raise ValueError("with_validation: expected true or false.")
         try:
             check_export(str(merged["subset"]), str(merged["fmt"]))
         except ExportError as error:

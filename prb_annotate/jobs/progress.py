@@ -10,16 +10,40 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections, connection
+from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from prb_annotate.models import Campaign, Job
 
 ACTIVE = (Job.Status.QUEUED, Job.Status.RUNNING)
+# The states whose worker writes the heartbeat while it works.
+BEATING = (Job.Status.RUNNING, Job.Status.CANCELLED)
 
 
 class JobCancelled(Exception):
     """A manager cancelled the job; the work stops at its next step (raised inside an import's
-    transaction, it rolls the import back)."""
+    or a scoring run's transaction, it rolls the import or the run back)."""
+
+
+def at_work() -> Q:
+    """Jobs a worker has yet to end: queued or running, or cancelled while their worker still
+    ends the step it is in (a scoring job's model pass): its heartbeat is fresh until it
+    stops (``run_job`` clears it then; a killed worker's goes stale after the lease)."""
+    fresh = timezone.now() - lease()
+    return Q(status__in=ACTIVE) | Q(status=Job.Status.CANCELLED, heartbeat_at__gte=fresh)
+
+
+# Why a cancelled job whose worker has not stopped yet cannot be removed.
+STOPPING_WORDS = gettext_lazy(
+    "The job is cancelled, but its worker is still finishing the step it is in (a scoring "
+    "job's model pass); remove it once the worker has stopped."
+)
+
+
+def still_stopping(job: Job) -> bool:
+    """Whether the worker of a cancelled job is still ending the step it is in."""
+    return Job.objects.filter(at_work(), pk=job.pk, status=Job.Status.CANCELLED).exists()
 
 
 def campaign_of(job: Job) -> Campaign:
@@ -122,8 +146,8 @@ class Heartbeat:
     def write_beat(self) -> None:
         with self.lock:
             fields, self.handed = self.handed, {}
-        try:
-            Job.objects.filter(pk=self.job_id, status=Job.Status.RUNNING).update(
+        try:  # a cancelled job's too, while its worker ends the step it is in (``at_work``)
+            Job.objects.filter(pk=self.job_id, status__in=BEATING).update(
                 **{**fields, "heartbeat_at": timezone.now()}
             )
         except DatabaseError:

@@ -9,6 +9,7 @@ A job whose worker stopped writing its heartbeat is queued again while it has at
 (``PRB_JOB_ATTEMPTS``), then marked failed with the reason: never left "running"."""
 
 import json
+import shlex
 import shutil
 import traceback
 from collections.abc import Callable
@@ -20,12 +21,13 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django_tasks import task
 
 from prb_annotate.campaigns.external.importing import questions_of
 from prb_annotate.campaigns.external.mapping import parse_mapping
 from prb_annotate.jobs import audits, imports, kinds, scoring
-from prb_annotate.jobs.progress import ACTIVE, Heartbeat, JobCancelled, lease, log
+from prb_annotate.jobs.progress import ACTIVE, Heartbeat, JobCancelled, at_work, lease, log
 from prb_annotate.models import Campaign, Job
 from prb_annotate.security.access import is_staff
 
@@ -45,11 +47,19 @@ STARTABLE_KINDS = sorted(set(WORK) - set(imports.UPLOADED_KINDS))
 JOB_STATUSES = Job.Status.choices
 
 
-def worker_command() -> str:
-    """The command that runs the jobs' worker with this site's task backend."""
+def worker_arguments() -> list[str]:
+    """``manage.py``'s arguments that run a worker taking every queue of ``JOB_QUEUE_NAMES``
+    with this site's task backend (the database backend's worker reads only "default" unless
+    told the queues)."""
+    queues = list(settings.JOB_QUEUE_NAMES)
     if settings.PRB_TASKS_BACKEND == "rq":
-        return "python manage.py rqworker default scoring --job-class django_tasks_rq.Job"
-    return "python manage.py db_worker"
+        return ["rqworker", *queues, "--job-class", "django_tasks_rq.Job"]
+    return ["db_worker", "--queue-name", ",".join(queues)]
+
+
+def worker_command() -> str:
+    """The command that runs the jobs' worker, as the pages and docs give it."""
+    return shlex.join(["python", "manage.py", *worker_arguments()])
 
 
 # Kinds of which a campaign runs one job at a time, unless staff start another.
@@ -116,12 +126,9 @@ def create_job(campaign: Campaign | None, user: Any, kind: str, options: dict[st
     with transaction.atomic():
         if campaign is not None:
             Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
-            busy = campaign.jobs.filter(kind=kind, status__in=ACTIVE).first()
+            busy = campaign.jobs.filter(at_work(), kind=kind).first()
             if kind in ONE_AT_A_TIME and busy is not None and not is_staff(user):
-                raise JobRefused(
-                    f"Job {busy.pk} ({kind}) of this campaign is {busy.status}; one {kind} job "
-                    "runs at a time. Cancel it or wait for it to finish."
-                )
+                raise JobRefused(busy_words(busy))
         job = Job.objects.create(
             campaign=campaign,
             started_by=user if getattr(user, "pk", None) else None,
@@ -131,6 +138,27 @@ def create_job(campaign: Campaign | None, user: Any, kind: str, options: dict[st
     enqueue(job)  # after the commit: a worker on another machine must find the row
     job.refresh_from_db()
     return job
+
+
+def busy_words(busy: Job) -> str:
+    """Why another job of ``busy``'s kind may not start yet."""
+    words = {"pk": busy.pk, "kind": busy.kind, "job_status": busy.status}
+    if busy.status == Job.Status.CANCELLED:  # its worker is still ending the step it is in
+        return (
+            _(
+                "Job %(pk)s (%(kind)s) of this campaign is cancelled, but its worker is still "
+                "finishing the step it is in; one %(kind)s job runs at a time. Wait for the "
+                "worker to stop."
+            )
+            % words
+        )
+    return (
+        _(
+            "Job %(pk)s (%(kind)s) of this campaign is %(job_status)s; one %(kind)s job runs at "
+            "a time. Cancel it or wait for it to finish."
+        )
+        % words
+    )
 
 
 def queue_of(kind: str) -> str:
@@ -145,14 +173,16 @@ def enqueue(job: Job) -> None:
 
 def cancel_job(job: Job) -> bool:
     """Cancel a queued or running job; False if it is over, with ``job.status`` read again so
-    the caller names what it is now. A running job stops at its next step; a running import
-    rolls its write back, unless the write has committed: the job is done from that commit on
-    (``progress.finish_inside``), so a cancel after it is refused here."""
-    cancelled = bool(
-        Job.objects.filter(pk=job.pk, status__in=ACTIVE).update(
-            status=Job.Status.CANCELLED, finished_at=timezone.now()
-        )
-    )
+    the caller names what it is now. A queued job never runs (its kept upload is removed now).
+    A running job stops at its next step; a scoring job's model pass cannot be interrupted, so
+    it stops when the pass ends, storing nothing. A running import rolls its write back, unless
+    the write has committed: the job is done from that commit on (``progress.finish_inside``),
+    so a cancel after it is refused here."""
+    ended = {"status": Job.Status.CANCELLED, "finished_at": timezone.now()}
+    if Job.objects.filter(pk=job.pk, status=Job.Status.QUEUED).update(**ended):
+        imports.drop_upload(job.options)  # no worker will read it
+        return True
+    cancelled = bool(Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(**ended))
     if not cancelled:  # the caller may have read it running: say it is done (or failed) instead
         current = Job.objects.filter(pk=job.pk).values_list("status", flat=True).first()
         job.status = current or job.status
@@ -168,9 +198,19 @@ def run_job(job_id: int) -> str:
     )
     job = Job.objects.get(pk=job_id)
     if not claimed:
+        if job.status not in ACTIVE:  # cancelled while queued, or failed by recover()
+            imports.drop_upload(job.options)
         return job.status
     shutil.rmtree(job_folder(job), ignore_errors=True)  # what an attempt killed midway left
     log(job, f"started {job.kind} with {job.options} (attempt {job.attempts})")
+    try:
+        return work_on(job)
+    finally:  # a cancelled job's worker has stopped: another job of its kind may start
+        Job.objects.filter(pk=job.pk, status=Job.Status.CANCELLED).update(heartbeat_at=None)
+
+
+def work_on(job: Job) -> str:
+    """The claimed job's work, its end written; returns the status it ended in."""
     try:
         with Heartbeat(job.pk):
             result = WORK[job.kind](job, job_folder(job))
@@ -197,15 +237,28 @@ def finish(job: Job, status: str, **fields: str) -> None:
 
 
 def remove_job(job: Job) -> None:
-    """Delete a finished job's row and its result file (in the folder of the worker that wrote
-    it, which may have its own data folder)."""
-    folder = Path(job.result_file).parent if job.result_file else job_folder(job)
-    for path in sorted(folder.glob("*")) if folder.exists() else []:
-        path.unlink()
-    if folder.exists():
-        folder.rmdir()
+    """Delete a finished job's row and its folder with all it holds: the result file, and what
+    a cancelled or killed job left (an export's folder, ``export_split``'s work folder)."""
+    for folder in own_folders(job):
+        shutil.rmtree(folder, ignore_errors=True)
+    result = Path(job.result_file) if job.result_file else None
+    if result is not None and result.is_file():  # one outside the job's folders (older rows)
+        result.unlink()
     imports.drop_upload(job.options)
     job.delete()
+
+
+def own_folders(job: Job) -> list[Path]:
+    """The job's folder here and, where the worker that wrote the result file has its own data
+    folder, the job's folder there: a real folder named by the job's id, never a link."""
+    found = [job_folder(job)]
+    if job.result_file:
+        found.append(Path(job.result_file).parent)
+    return [
+        folder
+        for folder in dict.fromkeys(found)
+        if folder.name == str(job.pk) and folder.is_dir() and not folder.is_symlink()
+    ]
 
 
 def recover_stale_jobs(now: datetime | None = None) -> int:
@@ -237,7 +290,10 @@ def recover(job: Job, now: datetime) -> int:
         enqueue(job)
         return 1
     reason = f"{stopped}, after {job.attempts} of {attempts} attempt(s); start it again."
-    return mine.update(status=Job.Status.FAILED, error=reason, finished_at=now)
+    failed = mine.update(status=Job.Status.FAILED, error=reason, finished_at=now)
+    if failed:  # no attempt is left to read the kept upload
+        imports.drop_upload(job.options)
+    return failed
 
 
 def fail_task_result(task_id: str, now: datetime) -> None:

@@ -13,8 +13,8 @@ from django.conf import settings
 
 from prb_annotate.campaigns.evaluating import accuracy_rows, evaluate_campaign
 from prb_annotate.formats.strictjson import dumps
-from prb_annotate.jobs.progress import campaign_of, step
-from prb_annotate.models import Job
+from prb_annotate.jobs.progress import JobCancelled, campaign_of, finish_inside, step
+from prb_annotate.models import EvaluationRun, Job
 
 SUBSETS = ("all", "validated", "excluded")
 
@@ -181,17 +181,39 @@ def score_config(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def score_job(job: Job, folder: Path) -> Path:
-    """Score the campaign's pairs and store the run; the result file is the run's accuracy."""
+    """Score the campaign's pairs and store the run; the result file is the run's accuracy.
+
+    The model pass cannot be interrupted: a cancel during it takes effect when it ends, and
+    the run is stored only with the job's end, in one transaction (``finish_inside``), so a
+    cancelled job never leaves a run and a job that stored its run is done."""
     options = {**SCORE_DEFAULTS, **job.options}
     config = score_config(options)  # checked again: the roots may have changed
     step(job, 0, 2, f"scoring {options['subset']} pairs with {config['model']}")
-    run = evaluate_campaign(
-        campaign_of(job), subset=options["subset"], name=options["name"], **config
+    written: list[Path] = []
+
+    def end_with(run: EvaluationRun) -> None:
+        written.append(write_run_file(folder, run))
+        lines = [f"stored run #{run.pk}", f"wrote {written[0].name}"]
+        try:
+            finish_inside(job, lines, 2, result_file=str(written[0]))
+        except JobCancelled:
+            written[0].unlink(missing_ok=True)  # the run it describes is rolled back
+            raise
+
+    evaluate_campaign(
+        campaign_of(job),
+        subset=options["subset"],
+        name=options["name"],
+        on_stored=end_with,
+        **config,
     )
-    step(job, 1, 2, f"stored run #{run.pk}")
+    return written[0]
+
+
+def write_run_file(folder: Path, run: EvaluationRun) -> Path:
+    """The scoring job's result file: the run's accuracy."""
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"run-{run.pk}.json"
     body = {"run": run.pk, "model": run.model_name, "accuracy": accuracy_rows(run)}
     target.write_text(dumps(body, indent=2) + "\n", encoding="utf-8")
-    step(job, 2, 2, f"wrote {target.name}")
     return target

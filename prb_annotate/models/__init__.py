@@ -8,6 +8,7 @@ from prb_annotate.models.access import FailedLogin, InviteJoin, KnownLogin, Part
 from prb_annotate.models.annotations import Annotation, AnswerDraft, Assignment
 from prb_annotate.models.campaigns import (
     RAISED_SLOTS_SQL,
+    BonusPayment,
     Campaign,
     CampaignItem,
     Membership,
@@ -33,6 +34,7 @@ __all__ = [
     "AnswerDraft",
     "AnswerImport",
     "Assignment",
+    "BonusPayment",
     "Campaign",
     "CampaignItem",
     "Dataset",

@@ -319,3 +319,40 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}@{self.campaign_id} ({self.role})"
+
+
+class BonusPayment(models.Model):
+    """One participant's share of a bonus paid through Prolific's API (``prolific_api``): what
+    was paid, to whom, when and by whom. What a participant is still owed is the bonus rule's
+    amount due less the sum of their rows, so a second press pays only the difference."""
+
+    campaign = models.ForeignKey(
+        Campaign,
+        on_delete=models.CASCADE,
+        related_name="bonus_payments",
+        verbose_name=_("Campaign"),
+    )
+    participant_id = models.CharField(max_length=200, verbose_name=_("Participant id"))
+    amount = models.DecimalField(max_digits=10, decimal_places=2, verbose_name=_("Amount"))
+    # Prolific's id of the bulk bonus the share was paid in (one per press).
+    prolific_payment_id = models.CharField(
+        max_length=100, blank=True, verbose_name=_("Prolific payment id")
+    )
+    paid_at = models.DateTimeField(auto_now_add=True, verbose_name=_("Paid at"))
+    paid_by = models.ForeignKey(
+        USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("Paid by"),
+    )
+
+    class Meta:
+        verbose_name = _("bonus payment")
+        verbose_name_plural = _("bonus payments")
+        ordering = ["paid_at", "pk"]
+        indexes = [models.Index(fields=["campaign", "participant_id"])]
+
+    def __str__(self) -> str:
+        return f"{self.participant_id} {self.amount} @{self.campaign_id}"

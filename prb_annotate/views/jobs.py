@@ -13,7 +13,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from prb_annotate.jobs.progress import ACTIVE
+from prb_annotate.jobs.progress import ACTIVE, STOPPING_WORDS, still_stopping
 from prb_annotate.jobs.running import (
     JobRefused,
     cancel_job,
@@ -129,8 +129,10 @@ def job_url(job: Job, name: str = "") -> str:
 @login_required
 def campaign_job(request: HttpRequest, job_id: int, campaign_id: int | None = None) -> HttpResponse:
     job = campaign_job_or_404(request, campaign_id, job_id)
-    active = job.status in ACTIVE
+    stopping = still_stopping(job)
+    active = job.status in ACTIVE or stopping
     context = {
+        "stopping": stopping,
         "campaign": job.campaign,
         "job": job,
         "active": active,
@@ -159,6 +161,9 @@ def job_remove(request: HttpRequest, job_id: int, campaign_id: int | None = None
     job = campaign_job_or_404(request, campaign_id, job_id)
     if job.status in ACTIVE:
         messages.error(request, _("Cancel the job before removing it."))
+        return redirect(job_url(job))
+    if still_stopping(job):
+        messages.error(request, STOPPING_WORDS)
         return redirect(job_url(job))
     remove_job(job)
     if campaign_id is None:

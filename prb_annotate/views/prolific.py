@@ -31,6 +31,7 @@ def campaign_prolific(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "campaign": campaign,
         "approvals": prolific.approval_rows(campaign),
         "bonuses": prolific.bonus_rows(campaign),
+        "payments": campaign.bonus_payments.select_related("paid_by").order_by("-paid_at", "-pk"),
         "rule_text": rule.describe(campaign),
         "form": form,
         "api": prolific_api.configured(),
@@ -83,18 +84,16 @@ def campaign_prolific_send(request: HttpRequest, campaign_id: int, action: str) 
         return redirect("campaign_prolific", campaign.pk)
     try:
         if action == "decisions":
-            messages.success(request, prolific_api.send_decisions(campaign).statement)
+            sent = prolific_api.send_decisions(campaign)
+            if sent.failure:
+                # What went before the failure was sent: said beside Prolific's answer.
+                messages.warning(request, sent.statement)
+                messages.error(request, sent.failure)
+            else:
+                messages.success(request, sent.statement)
         elif action == "bonuses":
-            paid = prolific_api.pay_bonuses(campaign)
-            messages.success(
-                request,
-                ngettext(
-                    "Bonuses paid on Prolific to %(count)d participant.",
-                    "Bonuses paid on Prolific to %(count)d participants.",
-                    paid,
-                )
-                % {"count": paid},
-            )
+            paid = prolific_api.pay_bonuses(campaign, by=request.user)
+            messages.success(request, paid.statement)
         elif action == "statuses":
             statuses = prolific_api.read_back(campaign)
             # Shown once, on the page the redirect lands on.

@@ -25,6 +25,7 @@ from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.joining import StudyIds, join_as_participant
 from prb_annotate.campaigns.lifecycle import add_member, create_campaign
 from prb_annotate.campaigns.members import LEAVE_OUT
+from prb_annotate.campaigns.prolific_api import rejection_message
 from prb_annotate.models import Assignment, Campaign
 from tests.support.campaigns import submit_form
 from tests.support.prolific import STUDY, TOKEN, ProlificStandIn, listed, prolific_stand_in
@@ -209,7 +210,7 @@ def test_it_rejects_a_removed_participant_and_leaves_a_skipper_alone(
         "/api/v1/submissions/s-PIDWORKER/transition/": {"action": "APPROVE"},
         "/api/v1/submissions/s-PIDREMOVED/transition/": {
             "action": "REJECT",
-            "message": "excluded by a manager: removed from the campaign",
+            "message": rejection_message("excluded by a manager: removed from the campaign"),
             "rejection_category": "LOW_EFFORT",
         },
     }
@@ -248,7 +249,8 @@ def test_the_page_speaks_the_readers_language_and_prolific_gets_english(
         assert "Prolific에 보냄: 승인 1건, 거절 1건; 검토 대기가 아닌 1건은 그대로 둠." in sent
         rejected = {path: body for _, path, body in ProlificStandIn.calls}
         message = rejected["/api/v1/submissions/s-bad/transition/"]["message"]
-        assert message == "excluded by a manager: copied answers"
+        assert message == rejection_message("excluded by a manager: copied answers")
+        assert message.endswith("Reason: excluded by a manager: copied answers.")
         assert "Prolific에서 참가자 1명에게 보너스를 지급함." in send(client, study, "bonuses")
         assert "Prolific에서 제출 3건을 읽어 옴." in send(client, study, "statuses")
         download = client.get(reverse("campaign_prolific_approvals", args=[study.pk]))

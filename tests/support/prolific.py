@@ -1,7 +1,8 @@
 """``ProlificStandIn``: the only part of the Prolific tests that is not the real thing. A local
 HTTP server, written here, that answers Prolific's documented endpoints with their documented
 shapes: a study's submissions listed in pages linked by ``_links.next.href``, submission
-transitions, bulk bonus payments set up then paid."""
+transitions (a decided submission then listed as approved or rejected), bulk bonus payments
+set up then paid."""
 
 import json
 import threading
@@ -17,12 +18,14 @@ STUDY = "study-1"
 class ProlificStandIn(BaseHTTPRequestHandler):
     """The endpoints; ``submissions`` is the study's list (its first row on page 1, the rest on
         page 2), ``calls`` every change asked for, ``reads`` every page asked for, ``refuse_with`` a
-    status every call gets instead."""
+    status every call gets instead, ``refuse_paths`` the POST paths answered 503 (each bulk
+    bonus set up gets the next id: ``bonus-1``, ``bonus-2``, ...)."""
 
     submissions: list[dict[str, Any]] = []
     calls: list[tuple[str, str, dict[str, Any]]] = []
     reads: list[str] = []
     refuse_with: int | None = None
+    refuse_paths: frozenset[str] = frozenset()
     base = ""
 
     def _answer(self, status: int, body: dict[str, Any]) -> None:
@@ -60,11 +63,19 @@ class ProlificStandIn(BaseHTTPRequestHandler):
             return
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
+        if self.path in self.refuse_paths:
+            self._answer(503, {"error": {"detail": "Service unavailable."}})
+            return
         self.calls.append(("POST", self.path, body))
         if self.path == "/api/v1/submissions/bonus-payments/":
-            self._answer(201, {"id": "bonus-1", "study": body["study_id"], "amount": 1})
-        else:
-            self._answer(200, {"status": "ok"})
+            number = sum(path == self.path for _, path, _ in self.calls)
+            self._answer(201, {"id": f"bonus-{number}", "study": body["study_id"], "amount": 1})
+            return
+        for row in self.submissions:
+            # A decided submission no longer awaits review, as on Prolific.
+            if self.path == f"/api/v1/submissions/{row['id']}/transition/":
+                row["status"] = {"APPROVE": "APPROVED", "REJECT": "REJECTED"}[body["action"]]
+        self._answer(200, {"status": "ok"})
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -78,6 +89,7 @@ def prolific_stand_in(submissions: list[dict[str, Any]] | None = None) -> Iterat
     base = f"http://127.0.0.1:{server.server_port}/api/v1/"
     ProlificStandIn.base, ProlificStandIn.refuse_with = base, None
     ProlificStandIn.calls, ProlificStandIn.reads = [], []
+    ProlificStandIn.refuse_paths = frozenset()
     if submissions is not None:
         ProlificStandIn.submissions = list(submissions)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
