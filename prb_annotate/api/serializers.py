@@ -390,15 +390,12 @@ class CampaignCreateSerializer(CampaignSerializer):
             "qualification_pairs",
             "qualification_rule",
         ]
-        # The plan is made from sample_targets, never given: sample_plan is read back only.
+        # Creation sets the dataset and what is fixed after it; the rest stays read back only
+        # (sample_plan too: the plan is made from sample_targets, never given).
         read_only_fields = [
-            "id",
-            "status",
-            "sample_plan",
-            "invite_token",
-            "signup_token",
-            "created_by",
-            "created_at",
+            name
+            for name in CampaignSerializer.Meta.read_only_fields
+            if name not in {"dataset", *fixed_after_creation()}
         ]
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

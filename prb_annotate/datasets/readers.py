@@ -389,17 +389,9 @@ def csv_record(header: list[str], ours: list[str], cells: list[str]) -> "dict[st
         if field in CSV_OPTIONAL_COLUMNS and not cell.strip():
             continue
         if field in CSV_JSON_COLUMNS:
-            try:
-                value, has_long_integer = loads_checked(cell)
-            except json.JSONDecodeError as exc:
-                return BadEntry(f"invalid JSON in the cell: {exc.msg} (column {exc.colno})", column)
-            except RecursionError:
-                return BadEntry(CELL_TOO_DEEP, column)
-            if has_long_integer:
-                found = long_integer_entry({column: value})
-                return BadEntry(found.message, column, record_id or None)
-            if too_deep(value):
-                return BadEntry(CELL_TOO_DEEP, column)
+            value = json_cell(cell, column, record_id or None, invalid="invalid JSON in the cell")
+            if isinstance(value, BadEntry):
+                return value
             record[column] = value
         else:
             record[column] = cell
@@ -473,18 +465,27 @@ def decode_json_columns(record: dict[str, Any], columns: list[str]) -> "dict[str
         text = record.get(column)
         if not isinstance(text, str):
             continue
-        try:
-            value, has_long_integer = loads_checked(text)
-        except json.JSONDecodeError as exc:
-            return BadEntry(f"invalid JSON: {exc.msg} (column {exc.colno})", column)
-        except RecursionError:
-            return BadEntry(CELL_TOO_DEEP, column)
-        if has_long_integer:
-            return BadEntry(long_integer_entry({column: value}).message, column)
-        if too_deep(value):
-            return BadEntry(CELL_TOO_DEEP, column)
+        value = json_cell(text, column, None, invalid="invalid JSON")
+        if isinstance(value, BadEntry):
+            return value
         record[column] = value
     return record
+
+
+def json_cell(text: str, column: str, record_id: str | None, *, invalid: str) -> Any:
+    """The value of a cell or column holding JSON text, or a BadEntry naming ``column``: text
+    that is not JSON, too deep, or holding an integer too long to read."""
+    try:
+        value, has_long_integer = loads_checked(text)
+    except json.JSONDecodeError as exc:
+        return BadEntry(f"{invalid}: {exc.msg} (column {exc.colno})", column)
+    except RecursionError:
+        return BadEntry(CELL_TOO_DEEP, column)
+    if has_long_integer:
+        return BadEntry(long_integer_entry({column: value}).message, column, record_id)
+    if too_deep(value):
+        return BadEntry(CELL_TOO_DEEP, column)
+    return value
 
 
 class Rewound(io.RawIOBase):

@@ -2,7 +2,6 @@
 not a zero-width interval tagged with an interval's method. The estimate, the prediction-
 powered one, the audit page, the API and the text report all say so."""
 
-import hashlib
 import json
 
 import pytest
@@ -13,8 +12,8 @@ from django.urls import reverse
 from prb_annotate.audit import ppi, sample_report, sampling
 from prb_annotate.audit.cache import campaign_audit_cached
 from prb_annotate.campaigns.lifecycle import create_campaign
-from prb_annotate.models import Campaign, Dataset, Pair
-from tests.support.sampling import TARGETS, pilot
+from prb_annotate.models import Campaign, Dataset
+from tests.support.sampling import TARGETS, pilot, planned_dataset
 
 # At ±0.15 and an expected 90 %, a category of 4 pairs is planned whole (a census) and one of
 # 20 gets 12 pairs.
@@ -22,21 +21,7 @@ SMALL = {"fitness": 20, "cooking": 4}
 
 
 def small_dataset(sizes: dict[str, int] = SMALL) -> Dataset:
-    dataset = Dataset.objects.create(name="small", source="tests")
-    Pair.objects.bulk_create(
-        Pair(
-            dataset=dataset,
-            external_id=f"{category}-{index:03d}",
-            category=category,
-            question=f"Question {index}",
-            chosen="short",
-            rejected="long",
-            content_hash=hashlib.sha256(f"{category}{index}".encode()).hexdigest(),
-        )
-        for category, count in sizes.items()
-        for index in range(count)
-    )
-    return dataset
+    return planned_dataset("small", sizes)
 
 
 def census_campaign() -> Campaign:

@@ -15,9 +15,9 @@ SIZES = {"fitness": 200, "cooking": 100}
 TARGETS = PlanTargets(category_half_width=0.15, expected_share=0.9, price_per_annotation=0.25)
 
 
-def planned_dataset(name: str = "prb") -> Dataset:
+def planned_dataset(name: str = "prb", sizes: dict[str, int] = SIZES) -> Dataset:
     dataset = Dataset.objects.create(name=name, source="tests")
-    for category, count in SIZES.items():
+    for category, count in sizes.items():
         Pair.objects.bulk_create(
             Pair(
                 dataset=dataset,
