@@ -53,8 +53,8 @@ class Interval:
     marked: bool = True
 
 
-def _scale(lo: float, hi: float) -> "_Scale":
-    return _Scale(lo, hi, LABEL_WIDTH, WIDTH - RIGHT)
+def _scale(lo: float, hi: float, left: float = LABEL_WIDTH) -> "_Scale":
+    return _Scale(lo, hi, left, WIDTH - RIGHT)
 
 
 @dataclass(frozen=True)
@@ -78,18 +78,30 @@ def _text_width(text: str) -> float:
     return sum(WIDE_CHAR_PX if ord(char) >= 0x1100 else LATIN_CHAR_PX for char in text)
 
 
-def _label_overflow(labels: Sequence[str]) -> float:
-    """How far the longest label, set right-aligned before the plot, reaches left of the
-    chart's edge: the view box opens that much to the left, so no label is cut."""
+def _label_column(labels: Sequence[str]) -> float:
+    """Where the plot starts: after the longest label (set right-aligned before it), from
+    ``LABEL_WIDTH`` up to half the chart. The picture keeps its width, so its text keeps its
+    size on a phone; a label longer than half the chart is shortened (``_shown_label``)."""
     widest = max((_text_width(label) for label in labels), default=0.0)
-    return max(0.0, widest - (LABEL_WIDTH - 8))
+    return float(math.ceil(min(max(LABEL_WIDTH, widest + 12), WIDTH / 2)))
 
 
-def _frame(height: float, title: str, body: list[str], *, labels: Sequence[str] = ()) -> str:
-    left = math.ceil(_label_overflow(labels))
+def _shown_label(label: str, left: float) -> str:
+    """The label as drawn at ``left``: shortened with "…" where it would run off the left
+    edge (the whole label stays in the element's tooltip)."""
+    room = left - 12
+    if _text_width(label) <= room:
+        return escape(label)
+    shown = label
+    while shown and _text_width(shown + "…") > room:
+        shown = shown[:-1]
+    return f"<title>{escape(label)}</title>{escape(shown.rstrip())}…"
+
+
+def _frame(height: float, title: str, body: list[str]) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
-        f'viewBox="{-left} 0 {WIDTH + left} {height:.0f}" width="100%" '
+        f'viewBox="0 0 {WIDTH} {height:.0f}" width="100%" '
         # Presentation attributes, not a style attribute: the pages' Content-Security-Policy
         # allows no inline styles (app.css caps the width).
         f'font-family="{FONT_FAMILY}" font-size="12">'
@@ -136,7 +148,8 @@ def interval_chart(
     ]
     start = lo if lo is not None else min([0.0, *lows])
     start = min(start, -0.2) if start < 0 else start
-    scale = _scale(start, hi)
+    left = _label_column([row.label for row in rows])
+    scale = _scale(start, hi, left)
     height = TOP + ROW_HEIGHT * max(len(rows), 1) + BOTTOM
     step = 0.2 if hi - start <= 1.4 else 0.5
     first = round(start / step) * step
@@ -147,12 +160,12 @@ def interval_chart(
         if row.marked:
             parts += _row_marks(scale, marks, y)
         parts.append(
-            f'<text x="{LABEL_WIDTH - 8}" y="{y + 4:.1f}" text-anchor="end" {INK_FILL}>'
-            f"{escape(row.label)}</text>"
+            f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end" {INK_FILL}>'
+            f"{_shown_label(row.label, left)}</text>"
         )
         if row.value is None:
             parts.append(
-                f'<text x="{LABEL_WIDTH + 4}" y="{y + 4:.1f}" {MUTED_FILL}>'
+                f'<text x="{left + 4}" y="{y + 4:.1f}" {MUTED_FILL}>'
                 f"{escape(row.note or 'undefined')}</text>"
             )
             continue
@@ -167,7 +180,7 @@ def interval_chart(
             f"<title>{escape(row.label)}: {row.value:.3f}</title></circle>"
             f'<text x="{WIDTH - RIGHT + 8}" y="{y + 4:.1f}" {INK_FILL}>{row.value:.3f}</text>'
         )
-    return _frame(height, title, parts, labels=[row.label for row in rows])
+    return _frame(height, title, parts)
 
 
 def _row_marks(scale: _Scale, marks: Sequence[float], y: float) -> list[str]:
@@ -181,24 +194,25 @@ def _row_marks(scale: _Scale, marks: Sequence[float], y: float) -> list[str]:
 
 def share_chart(rows: Sequence[Interval], *, title: str, marks: Sequence[float] = ()) -> str:
     """Horizontal bars of shares in [0, 1], with their intervals."""
-    scale = _scale(0.0, 1.0)
+    left = _label_column([row.label for row in rows])
+    scale = _scale(0.0, 1.0, left)
     height = TOP + ROW_HEIGHT * max(len(rows), 1) + BOTTOM
     parts = _axis(scale, [0, 0.25, 0.5, 0.75, 1], height, marks)
     for index, row in enumerate(rows):
         y = TOP + ROW_HEIGHT * index
         middle = y + ROW_HEIGHT / 2
         parts.append(
-            f'<text x="{LABEL_WIDTH - 8}" y="{middle + 4:.1f}" text-anchor="end" {INK_FILL}>'
-            f"{escape(row.label)}</text>"
+            f'<text x="{left - 8}" y="{middle + 4:.1f}" text-anchor="end" {INK_FILL}>'
+            f"{_shown_label(row.label, left)}</text>"
         )
         if row.value is None:
             parts.append(
-                f'<text x="{LABEL_WIDTH + 4}" y="{middle + 4:.1f}" {MUTED_FILL}>'
+                f'<text x="{left + 4}" y="{middle + 4:.1f}" {MUTED_FILL}>'
                 f"{escape(row.note or 'no data')}</text>"
             )
             continue
         parts.append(
-            f'<rect x="{LABEL_WIDTH}" y="{y + 5:.1f}" width="{scale(row.value) - LABEL_WIDTH:.1f}"'
+            f'<rect x="{left}" y="{y + 5:.1f}" width="{scale(row.value) - left:.1f}"'
             f' height="{ROW_HEIGHT - 10}" {GOOD_FILL} opacity="0.75">'
             f"<title>{escape(row.label)}: {row.value:.1%}</title></rect>"
         )
@@ -210,29 +224,30 @@ def share_chart(rows: Sequence[Interval], *, title: str, marks: Sequence[float] 
         parts.append(
             f'<text x="{WIDTH - RIGHT + 8}" y="{middle + 4:.1f}" {INK_FILL}>{row.value:.1%}</text>'
         )
-    return _frame(height, title, parts, labels=[row.label for row in rows])
+    return _frame(height, title, parts)
 
 
 def count_chart(rows: Sequence[tuple[str, int]], *, title: str) -> str:
     """Horizontal bars of counts (e.g. pairs per failure reason)."""
     top = max([count for _, count in rows] + [1])
-    scale = _scale(0.0, float(top))
+    left = _label_column([label for label, _ in rows])
+    scale = _scale(0.0, float(top), left)
     height = TOP + ROW_HEIGHT * max(len(rows), 1) + BOTTOM
     parts = [
-        f'<text x="{LABEL_WIDTH}" y="{TOP - 10}" {MUTED_FILL}>0</text>'
+        f'<text x="{left}" y="{TOP - 10}" {MUTED_FILL}>0</text>'
         f'<text x="{WIDTH - RIGHT}" y="{TOP - 10}" text-anchor="end" {MUTED_FILL}>{top}</text>'
     ]
     for index, (label, count) in enumerate(rows):
         y = TOP + ROW_HEIGHT * index
         middle = y + ROW_HEIGHT / 2
         parts.append(
-            f'<text x="{LABEL_WIDTH - 8}" y="{middle + 4:.1f}" text-anchor="end" {INK_FILL}>'
-            f"{escape(label)}</text>"
-            f'<rect x="{LABEL_WIDTH}" y="{y + 5:.1f}" width="{scale(count) - LABEL_WIDTH:.1f}" '
+            f'<text x="{left - 8}" y="{middle + 4:.1f}" text-anchor="end" {INK_FILL}>'
+            f"{_shown_label(label, left)}</text>"
+            f'<rect x="{left}" y="{y + 5:.1f}" width="{scale(count) - left:.1f}" '
             f'height="{ROW_HEIGHT - 10}" {BAD_FILL} opacity="0.7"/>'
             f'<text x="{WIDTH - RIGHT + 8}" y="{middle + 4:.1f}" {INK_FILL}>{count}</text>'
         )
-    return _frame(height, title, parts, labels=[label for label, _ in rows])
+    return _frame(height, title, parts)
 
 
 @dataclass(frozen=True)

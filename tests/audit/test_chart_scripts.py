@@ -27,26 +27,35 @@ def test_a_chart_with_a_korean_label_names_cjk_fonts_as_the_page_does() -> None:
     assert families(stack.group(1))[-1] == "sans-serif"
 
 
-def test_a_long_label_opens_the_view_box_to_the_left_instead_of_being_cut() -> None:
-    """A label set right-aligned before the plot starts inside the picture however long it is
-    (an unreliable coefficient's "(unreliable)" made the audit's labels run off the left)."""
+def test_a_long_label_moves_the_plot_over_instead_of_being_cut() -> None:
+    """A label set right-aligned before the plot starts inside the picture (an unreliable
+    coefficient's "(unreliable)" made the audit's labels run off the left): the plot starts
+    after the longest label, up to half the chart; a longer label is shortened with "…" and
+    keeps its whole text in its tooltip. The picture keeps its width, so its text keeps its
+    size on a phone."""
     short = charts.Interval("alpha", 0.5, 0.4, 0.6)
     long = charts.Interval("Rejected answer: helpfulness · Kripp. alpha (ord.) (unreliable)", 0.1)
     korean = charts.Interval("거절된 답변: 도움이 되는 정도 · Krippendorff 알파 (신뢰 불가)", 0.1)
+    endless = charts.Interval("a very long category name " * 6, 0.2)
 
-    def view_box(chart: str) -> list[float]:
-        found = re.search(r'viewBox="([^"]+)"', chart)
-        assert found is not None
-        return [float(value) for value in found.group(1).split()]
+    def drawn(chart: str) -> tuple[str, list[float]]:
+        view = re.search(r'viewBox="([^"]+)"', chart)
+        anchors = re.findall(r'<text x="([0-9.]+)" y="[0-9.]+" text-anchor="end"', chart)
+        assert view is not None
+        return view.group(1), [float(x) for x in anchors]
 
-    assert view_box(charts.interval_chart([short], title="t"))[:3] == [0, 0, charts.WIDTH]
     for row in (long, korean):
         for chart in (
             charts.interval_chart([short, row], title="t"),
             charts.share_chart([short, row], title="t"),
             charts.count_chart([(row.label, 3)], title="t"),
         ):
-            left, _, width, _ = view_box(chart)
-            label_start = charts.LABEL_WIDTH - 8 - charts._text_width(row.label)
-            assert left <= label_start < 0
-            assert left + width == charts.WIDTH
+            view, anchors = drawn(chart)
+            assert view.split()[:3] == ["0", "0", str(charts.WIDTH)]
+            assert max(anchors) - charts._text_width(row.label) >= 0
+            assert row.label in chart
+    chart = charts.interval_chart([short, endless], title="t")
+    _, anchors = drawn(chart)
+    assert max(anchors) == charts.WIDTH / 2 - 8
+    assert f"<title>{endless.label}</title>" in chart
+    assert "…</text>" in chart
