@@ -10,7 +10,7 @@ own functions. Run by hand: ``python bench/coverage_bench.py`` (a few minutes;
    categories of 10 to 300 pairs sampled at 5 % to 95 %; and the half-width a plan reaches
    when the observed share is the expected one (``category_sample_size``) against the normal
    approximation's size.
-3. **Correlations over models** (``evaluation.metrics.correlations``, ``ranking_agreement``):
+3. **Correlations over models** (``evaluation.correlation.correlations``, ``ranking_agreement``):
    the rejection rate of the exact permutation tests at 0.05 when accuracy and downstream
    result are independent (type I error), and, above the few-models cut-off, the coverage of
    the Fisher interval of Spearman's rho (bivariate normal, rho = 0.6, whose population
@@ -40,13 +40,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import django
 
-from evaluation.metrics import (
+from evaluation.correlation import (
     FEW_MODELS,
-    accuracy_stats,
     bootstrap_over_models,
     correlations,
     ranking_agreement,
 )
+from evaluation.metrics import accuracy_stats
 from evaluation.significance import wilson_interval
 
 ACCURACIES = np.round(np.arange(0.50, 0.9501, 0.005), 3)

@@ -12,8 +12,8 @@ Library entry points:
   score interval with continuity correction; :func:`~evaluation.metrics.accuracy_difference`
   gives one subset's accuracy minus another's with the interval and test ``compare`` gives
   validated against excluded pairs (Newcombe's hybrid score interval, Fisher's exact test).
-- :func:`evaluation.metrics.correlations` (Pearson, Spearman, Kendall) and
-  :func:`~evaluation.metrics.ranking_agreement` (NDCG, rank-biased overlap, weighted Kendall's
+- :func:`evaluation.correlation.correlations` (Pearson, Spearman, Kendall) and
+  :func:`~evaluation.correlation.ranking_agreement` (NDCG, rank-biased overlap, weighted Kendall's
   tau; no p-value) relate benchmark accuracy to downstream results; each figure's ``reason``
   says why an interval or a p-value is missing or marked unreliable.
 - :func:`evaluation.records.load_records` reads an exported split (file or folder).

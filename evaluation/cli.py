@@ -42,6 +42,7 @@ from evaluation.config import (
     add_confidence_option,
     add_model_options,
 )
+from evaluation.correlation import Correlation, correlations, paired_values, ranking_agreement
 from evaluation.endpoint import add_endpoint_options, endpoint_from_options
 from evaluation.errors import EvaluationError
 from evaluation.inputs import PROFILE_FORMATS
@@ -50,7 +51,6 @@ from evaluation.judge_templates import (
     VERDICT_NEW_TOKENS,
     load_judge_template,
 )
-from evaluation.metrics import Correlation, correlations, paired_values, ranking_agreement
 from evaluation.records import load_records
 from evaluation.results import ScoreResult, format_table, write_outputs
 from evaluation.self_check import add_self_check_arguments

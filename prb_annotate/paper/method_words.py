@@ -67,7 +67,7 @@ METHODS: Mapping[str, MethodWords] = {
     "census": MethodWords("a census of every pair, exact and without an interval", (), "census"),
     # Mean ratings (paper/human.py).
     "t_mean": MethodWords("Student's t interval for a mean over answers", ("student1908",)),
-    # Correlations (evaluation/metrics.py).
+    # Correlations (evaluation/correlation.py).
     "fisher": MethodWords("Fisher z-transformation interval", ("fisher1921",)),
     "bootstrap": MethodWords("percentile bootstrap interval over models", ("efron1979",)),
     # Tests.

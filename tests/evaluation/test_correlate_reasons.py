@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from evaluation.cli import main
-from evaluation.metrics import (
+from evaluation.correlation import (
     BOOTSTRAP_RELIABLE,
     FEW_MODELS,
     KENDALL_RELIABLE,

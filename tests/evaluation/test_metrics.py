@@ -8,22 +8,24 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evaluation.metrics import (
+from evaluation.correlation import (
     DEGENERATE_REASON,
-    accuracy_difference,
-    accuracy_stats,
-    accuracy_summary,
     bootstrap_over_models,
     correlations,
     fisher_interval,
     ndcg,
-    outcome_of,
     permutation_p_value,
-    position_stats,
     rank_biased_overlap,
     ranking_agreement,
     rbo_of_scores,
     weighted_tau,
+)
+from evaluation.metrics import (
+    accuracy_difference,
+    accuracy_stats,
+    accuracy_summary,
+    outcome_of,
+    position_stats,
 )
 
 
