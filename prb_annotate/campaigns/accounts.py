@@ -162,7 +162,8 @@ def entries_from_rows(rows: Sequence[tuple[str, str]]) -> list[AnnotatorEntry]:
 
 
 def _parse(text: str) -> list[AnnotatorEntry]:
-    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
+    # newline="": the reader sees every line ending ("\r" alone too) as csv expects.
+    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"), newline="")))
     header = [cell.strip().lower() for cell in rows[0]] if rows else []
     if "username" in header:
         entries, problems = _from_columns(rows[1:], header)

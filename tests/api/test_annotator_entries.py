@@ -117,3 +117,12 @@ def test_the_service_takes_rows_as_entries() -> None:
         entries_from_rows([("al,bo", ""), ("#hid", "x")])
     located = [(problem.line, problem.field) for problem in refused.value.located]
     assert located == [(0, "username"), (1, "username"), (1, "email")]
+
+
+def test_text_with_a_lone_carriage_return_reads_as_lines() -> None:
+    """Any line ending separates names (a lone "\\r" made the CSV reader raise: a 500)."""
+    from prb_annotate.campaigns.accounts import parse_annotators
+
+    entries = parse_annotators("a\nb\rc\u0085d\r\ne")
+    assert [entry.username for entry in entries][:2] == ["a", "b"]
+    assert "e" in [entry.username for entry in entries]
