@@ -41,6 +41,7 @@ from evaluation.config import (
     ScoreConfig,
     add_confidence_option,
     add_model_options,
+    add_retired_option,
 )
 from evaluation.correlation import Correlation, correlations, paired_values, ranking_agreement
 from evaluation.endpoint import add_endpoint_options, endpoint_from_options
@@ -187,12 +188,7 @@ def add_statistics_options(score: argparse.ArgumentParser) -> None:
         f"builtin:random's rewards; nothing is resampled (default: 0; {PAPER_JUDGE_SEED} with "
         "--paper-settings, the benchmark's)",
     )
-    score.add_argument(
-        "--resamples",
-        type=int,
-        default=2000,
-        help="kept for older command lines: the accuracy intervals (Wilson) resample nothing",
-    )
+    add_retired_option(score, "--resamples", default=2000)
     add_confidence_option(score, "the accuracy intervals (Wilson's, continuity-corrected)")
     add_self_check_arguments(score, failing="", kept="keep")
     score.add_argument(

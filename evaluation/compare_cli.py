@@ -13,7 +13,7 @@ from typing import Any
 
 from evaluation.compare import ALPHA, TIE_POLICIES, Settings, build_leaderboard
 from evaluation.compare_formats import FORMATS, RENDERERS
-from evaluation.config import add_confidence_option, level
+from evaluation.config import add_confidence_option, add_retired_option, level
 from evaluation.errors import EvaluationError
 from evaluation.runs import align_runs, read_run
 
@@ -49,8 +49,8 @@ def add_compare_command(commands: Any) -> None:
     add_confidence_option(compare, "the accuracy and difference intervals")
     # Accepted from older command lines and ignored: the comparison resamples nothing since its
     # interval became Tango's, so neither option changes a figure.
-    compare.add_argument("--resamples", type=int, help=argparse.SUPPRESS)
-    compare.add_argument("--seed", type=int, help=argparse.SUPPRESS)
+    add_retired_option(compare, "--resamples")
+    add_retired_option(compare, "--seed")
     compare.set_defaults(run=run_compare)
 
 

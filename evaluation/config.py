@@ -60,6 +60,15 @@ def add_confidence_option(parser: argparse.ArgumentParser, intervals: str) -> No
     )
 
 
+def add_retired_option(
+    parser: argparse.ArgumentParser, name: str, default: int | None = None
+) -> None:
+    """An integer option older command lines pass that no longer changes any figure (the
+    intervals became exact and resample nothing): accepted, kept in the run's settings where
+    ``default`` is given, and left out of ``--help``."""
+    parser.add_argument(name, type=int, default=default, help=argparse.SUPPRESS)
+
+
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     """Which model, how it reads a pair and where it runs: the options of
     ``python -m evaluation score`` and ``manage.py evaluate`` alike (the fields of

@@ -49,11 +49,6 @@ from prb_annotate.models import (
     Membership,
 )
 
-A = Assignment.Position.A
-B = Assignment.Position.B
-CHOSEN = Annotation.RubricFit.CHOSEN
-REJECTED = Annotation.RubricFit.REJECTED
-
 
 def current_exclusions(campaign: Campaign) -> list[AnnotatorExclusion]:
     return list(
@@ -155,12 +150,6 @@ def below_gold(campaign: Campaign) -> set[str]:
 
 def position_counts(campaign: Campaign) -> dict[str, tuple[int, int]]:
     """annotator -> (answers naming A, answers naming B) on regular items, current answers."""
-    names_a = Q(rubric_fit=CHOSEN, assignment__chosen_position=A) | Q(
-        rubric_fit=REJECTED, assignment__chosen_position=B
-    )
-    names_b = Q(rubric_fit=CHOSEN, assignment__chosen_position=B) | Q(
-        rubric_fit=REJECTED, assignment__chosen_position=A
-    )
     rows = (
         Annotation.objects.filter(
             assignment__campaign=campaign,
@@ -169,10 +158,20 @@ def position_counts(campaign: Campaign) -> dict[str, tuple[int, int]]:
             is_current=True,
         )
         .values("assignment__annotator__username")
-        .annotate(a=Count("pk", filter=names_a), b=Count("pk", filter=names_b))
+        .annotate(a=Count("pk", filter=_naming("A")), b=Count("pk", filter=_naming("B")))
         .order_by()
     )
     return {row["assignment__annotator__username"]: (row["a"], row["b"]) for row in rows}
+
+
+def _naming(position: str) -> Q:
+    """The answers whose rubric fit, as the annotator saw it, is ``position``: the rule of
+    ``Annotation.rubric_fit_as_position``, asked of the database."""
+    other = "B" if position == "A" else "A"
+    fit = Annotation.RubricFit
+    return Q(rubric_fit=fit.CHOSEN, assignment__chosen_position=position) | Q(
+        rubric_fit=fit.REJECTED, assignment__chosen_position=other
+    )
 
 
 def left_out_annotators(campaign: Campaign) -> dict[str, str]:
@@ -220,10 +219,8 @@ def left_out_from_frames(
 def frame_position_counts(frame: pd.DataFrame) -> dict[str, tuple[int, int]]:
     """``position_counts`` from an annotations frame: answers naming A and B on regular items."""
     rows = frame[frame["item_kind"] == CampaignItem.Kind.REGULAR]
-    fit, shown = rows["rubric_fit"], rows["chosen_position"]
-    names_a = ((fit == CHOSEN) & (shown == A)) | ((fit == REJECTED) & (shown == B))
-    names_b = ((fit == CHOSEN) & (shown == B)) | ((fit == REJECTED) & (shown == A))
-    tallies = pd.DataFrame({"a": names_a.astype(int), "b": names_b.astype(int)})
+    seen = rows["rubric_fit_position"]  # the frame's own reading of each answer's position
+    tallies = pd.DataFrame({"a": (seen == "A").astype(int), "b": (seen == "B").astype(int)})
     counts = tallies.groupby(rows["annotator"].to_numpy(), sort=False).sum()
     return {str(name): (int(row.a), int(row.b)) for name, row in counts.iterrows()}
 

@@ -15,6 +15,7 @@ from prb_annotate.paper.human_tables import RATED_TWICE, annotator_table, human_
 from prb_annotate.paper.method_words import words
 from prb_annotate.paper.table_data import (
     AGREEMENT_KEYS,
+    Cells,
     Column,
     N,
     Printed,
@@ -32,6 +33,8 @@ LEADERBOARD_SUBSETS = ("all", "validated", "excluded")
 # The tests behind the bias table's p-values and the leaderboard's groups.
 BINOMIAL = "binomial"
 GROUP_TESTS = ("mcnemar_exact", "holm")
+# The last row of a planned sample's tables: the estimate for the whole dataset.
+DATASET = "Dataset (stratified)"
 
 
 # --- the study ------------------------------------------------------------------------------
@@ -196,14 +199,12 @@ def sample_table(numbers: Mapping[str, Any]) -> Table | None:
         if withheld
         else ""
     )
-    censuses = census_note(_named_rows(estimate, "Dataset (stratified)"), ("share",))
-    return category_table(
+    return dataset_table(
         "sample-estimate",
         f"The dataset's validated share in % estimated from the planned sample ({drawn}). "
-        f"n: pairs in the dataset.{dashes}{censuses}",
-        fmt.confidence_level(estimate["confidence"]),
+        f"n: pairs in the dataset.{dashes}",
         estimate,
-        "Dataset (stratified)",
+        ("share",),
         [
             N,
             Column("Sampled", short="Smp."),
@@ -214,10 +215,28 @@ def sample_table(numbers: Mapping[str, Any]) -> Table | None:
     )
 
 
-def _named_rows(section: Mapping[str, Any], overall: str) -> list[tuple[str, Mapping[str, Any]]]:
-    """A category table's rows under the names it prints them with."""
-    rows = [(category_name(row["category"]), row) for row in section["per_category"]]
-    return [*rows, (overall, section["overall"])]
+def dataset_table(
+    key: str,
+    caption: str,
+    section: Mapping[str, Any],
+    census_keys: Sequence[str],
+    columns: Sequence[Column],
+    cells: Cells,
+) -> Table:
+    """A planned sample's estimates per category and for the dataset (``category_table`` at the
+    level the section was computed at); the caption ends by naming the rows whose
+    ``census_keys`` shares are a census, under the names the table prints them with."""
+    named = [(category_name(row["category"]), row) for row in section["per_category"]]
+    named.append((DATASET, section["overall"]))
+    return category_table(
+        key,
+        caption + census_note(named, census_keys),
+        fmt.confidence_level(section["confidence"]),
+        section,
+        DATASET,
+        columns,
+        cells,
+    )
 
 
 def census_note(rows: Sequence[tuple[str, Mapping[str, Any]]], keys: Sequence[str]) -> str:
@@ -252,17 +271,15 @@ def ppi_table(numbers: Mapping[str, Any]) -> Table | None:
     section = numbers["audit"].get("ppi")
     if not section or not section.get("covers_sample"):
         return None
-    return category_table(
+    return dataset_table(
         "ppi",
         "The dataset's validated share in % from the human sample alone and with the model "
         f"annotator's verdicts on {protocol.model_reach(numbers['audit'])} (prediction-powered). "
         f"{protocol.model_gain(numbers['audit'])}n: pairs in the dataset; the model-only share "
         "is biased and has no interval; worth: the human pairs the prediction-powered interval "
-        "is worth."
-        + census_note(_named_rows(section, "Dataset (stratified)"), ("humans_only", "ppi")),
-        fmt.confidence_level(section["confidence"]),
+        "is worth.",
         section,
-        "Dataset (stratified)",
+        ("humans_only", "ppi"),
         [
             N,
             Column("Humans", short="Hum."),

@@ -20,7 +20,12 @@ from django.urls import reverse
 from prb_annotate.audit import quality
 from prb_annotate.audit.cache import forget_audits
 from prb_annotate.audit.campaign_audit import CampaignAudit
-from prb_annotate.audit.exclusions import left_out_annotators, left_out_from_frames
+from prb_annotate.audit.exclusions import (
+    frame_position_counts,
+    left_out_annotators,
+    left_out_from_frames,
+    position_counts,
+)
 from prb_annotate.exports.export import export_split
 from prb_annotate.exports.long_table import long_table
 from prb_annotate.models import AnnotatorExclusion, Campaign, CampaignItem, Dataset
@@ -122,6 +127,30 @@ def test_it_finds_the_same_annotators_left_out_from_the_frames_as_from_the_datab
     }
     assert audit.left_out == from_frames
     assert CampaignAudit(campaign, lengths=False, sliced=True).left_out == from_frames
+
+
+def test_it_counts_the_positions_named_alike_in_the_database_and_in_the_frames(
+    dataset: Dataset,
+) -> None:
+    """An answer names A when it says the answer shown at A fits: the chosen one shown at A,
+    or the rejected one with the chosen shown at B. Ties and gold items name neither."""
+    campaign = make_campaign(dataset, annotations_per_pair=2, seed=1)
+    first, second = make_annotators(2)
+    pairs = list(dataset.pairs.order_by("external_id"))
+    gold = add_item(
+        campaign, pairs[0], kind=CampaignItem.Kind.GOLD, gold_answers={"rubric_fit": "chosen"}
+    )
+    annotate(gold, first, position="A")
+    answers = [("chosen", "A"), ("rejected", "B"), ("rejected", "A"), ("tie", "A")]
+    for pair, (fit, shown) in zip(pairs[1:], answers, strict=False):
+        item = add_item(campaign, pair)
+        annotate(item, first, fit=fit, position=shown)
+        annotate(item, second, fit="chosen", position="B")
+
+    frame = CampaignAudit(campaign, lengths=False).answers
+
+    assert position_counts(campaign) == {first.username: (2, 1), second.username: (0, 4)}
+    assert frame_position_counts(frame) == position_counts(campaign)
 
 
 def test_an_export_request_reads_the_answers_once_however_many_readers(

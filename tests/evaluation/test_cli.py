@@ -273,6 +273,18 @@ def test_it_refuses_a_confidence_level_outside_0_and_1(command, level, capsys):
     assert "Traceback" not in error
 
 
+@pytest.mark.parametrize("command", ["score", "compare"])
+def test_it_leaves_the_retired_options_out_of_the_help(command, capsys):
+    """``--resamples`` (and compare's ``--seed``) change no figure since the intervals became
+    exact: still accepted from older command lines, no longer offered."""
+    with pytest.raises(SystemExit) as shown:
+        main([command, "--help"])
+    assert shown.value.code == 0
+    text = capsys.readouterr().out
+    assert "--confidence" in text
+    assert "--resamples" not in text
+
+
 def test_it_takes_a_chat_template_from_a_file(tmp_path, split_file, no_template_model_dir):
     template = tmp_path / "template.jinja"
     template.write_text(tiny.TEMPLATE, encoding="utf-8")
