@@ -124,8 +124,8 @@ class ParticipantAdmin(admin.ModelAdmin[models.Participant]):
 @admin.register(models.BonusPayment)
 class BonusPaymentAdmin(admin.ModelAdmin[models.BonusPayment]):
     # A record of money paid: read here, never edited (what is owed is computed from it).
-    list_display = ["participant_id", "campaign", "amount", "paid_at", "paid_by"]
-    list_filter = ["campaign"]
+    list_display = ["participant_id", "campaign", "amount", "state", "paid_at", "paid_by"]
+    list_filter = ["campaign", "state"]
     search_fields = ["participant_id", "prolific_payment_id"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

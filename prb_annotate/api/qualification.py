@@ -31,7 +31,7 @@ from prb_annotate.api.parsers import JSONParser
 from prb_annotate.api.permissions import managed_campaign
 from prb_annotate.api.schema import ErrorSerializer
 from prb_annotate.api.serializers_work import SubmitRequestSerializer
-from prb_annotate.campaigns import prolific
+from prb_annotate.campaigns import prolific, prolific_api
 from prb_annotate.campaigns.annotating import SubmitError
 from prb_annotate.campaigns.members import campaign_account_or_404
 from prb_annotate.campaigns.qualification import flow, rules, setup
@@ -358,6 +358,39 @@ class BonusRuleView(APIView):
         rule = _service(lambda: prolific.checked_bonus_rule(dict(body.validated_data)))
         prolific.set_bonus_rule(campaign, rule)
         return Response(shapes.BonusRuleReadSerializer(self._read(campaign)).data)
+
+
+class BonusPayments(APIView):
+    """The bonus shares paid through Prolific's API, newest first; ``unconfirmed`` ones were
+    sent but Prolific's answer was lost (see ``settle``)."""
+
+    @extend_schema(responses={200: shapes.BonusPaymentSerializer(many=True)})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        payments = campaign.bonus_payments.select_related("paid_by").order_by("-paid_at", "-pk")
+        return Response(shapes.BonusPaymentSerializer(payments, many=True).data)
+
+
+class BonusPaymentSettle(APIView):
+    """A manager's word on an unconfirmed bulk bonus after looking it up on Prolific: paid
+    (its shares recorded as paid) or not (withdrawn, owed again). 404 when none of its shares
+    is unconfirmed, or its press may still be waiting for Prolific."""
+
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        request=shapes.SettleSerializer,
+        responses={200: shapes.SettledSerializer, 404: ErrorSerializer},
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = managed_campaign(request, campaign_id)
+        body = shapes.SettleSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        payment_id, paid = body.validated_data["prolific_payment_id"], body.validated_data["paid"]
+        settled = prolific_api.settle(campaign, payment_id, paid=paid)
+        if not settled:
+            raise Http404("No share of this bulk bonus is unconfirmed and settleable now.")
+        return Response({"settled": settled})
 
 
 def _csv_response(campaign: Campaign, kind: str, text: str) -> HttpResponse:

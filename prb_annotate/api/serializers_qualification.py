@@ -217,3 +217,32 @@ def creation_choices(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "explanations": dict(row.get("explanations") or {}),
         }
     return choices
+
+
+class BonusPaymentSerializer(serializers.Serializer):
+    participant_id = serializers.CharField()
+    amount = serializers.DecimalField(max_digits=10, decimal_places=2)
+    state = serializers.ChoiceField(
+        choices=["paid", "unconfirmed"],
+        help_text="unconfirmed: sent, but Prolific's answer to the pay call was lost; counted as "
+        "paid (never sent again) until settled.",
+    )
+    prolific_payment_id = serializers.CharField(
+        allow_blank=True, help_text="Prolific's bulk bonus id ('' before Prolific gave one)."
+    )
+    paid_at = serializers.DateTimeField(help_text="When the share was claimed for payment.")
+    paid_by = serializers.CharField(source="paid_by.username", allow_null=True, default=None)
+
+
+class SettleSerializer(serializers.Serializer):
+    prolific_payment_id = serializers.CharField(
+        allow_blank=True, help_text="The unconfirmed bulk bonus, as the payments list names it."
+    )
+    paid = serializers.BooleanField(
+        help_text="true: Prolific shows it paid, record its shares as paid; false: Prolific did "
+        "not pay it, withdraw its shares (owed again)."
+    )
+
+
+class SettledSerializer(serializers.Serializer):
+    settled = serializers.IntegerField(help_text="Shares settled.")

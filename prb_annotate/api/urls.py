@@ -185,6 +185,16 @@ urlpatterns: list[URLPattern] = [
         name="api_campaign_prolific_bonuses",
     ),
     path(
+        "campaigns/<row_id:campaign_id>/prolific/payments/",
+        qualification.BonusPayments.as_view(),
+        name="api_campaign_prolific_payments",
+    ),
+    path(
+        "campaigns/<row_id:campaign_id>/prolific/payments/settle/",
+        qualification.BonusPaymentSettle.as_view(),
+        name="api_campaign_prolific_settle",
+    ),
+    path(
         "campaigns/<row_id:campaign_id>/export/",
         views.CampaignExportView.as_view(),
         name="api_campaign_export",

@@ -15,21 +15,30 @@ at least 100 characters, and ``rejection_category``), ``POST submissions/bonus-p
 """
 
 import json
+import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count, Min, Sum
+from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from prb_annotate.campaigns import prolific
 from prb_annotate.models import Assignment, BonusPayment, Campaign, Membership
 
 AWAITING_REVIEW = "AWAITING REVIEW"
+# The failures after which a call cannot have been carried out: refused before it was sent
+# (no connection, no such host) or answered 503, "not taken now". Any other failure of a sent
+# call (a timeout, a dropped connection, another 5xx) leaves it unknown.
+NEVER_SENT = (ConnectionRefusedError, socket.gaierror)
+SERVICE_UNAVAILABLE = 503
 GONE = ("RETURNED", "TIMED-OUT")
 TIMEOUT_S = 30
 # A join waits for Prolific while the participant looks at a blank page: a shorter wait.
@@ -47,7 +56,14 @@ REJECTION_EXPLANATION = (
 
 
 class ProlificError(RuntimeError):
-    """Prolific refused a call or could not be reached; the message says which and why."""
+    """Prolific refused a call or could not be reached; the message says which and why.
+    ``maybe_done``: the call may have been carried out all the same (its answer was lost: a
+    timeout, a dropped connection, a server error other than 503), as opposed to one that was
+    refused or never sent."""
+
+    def __init__(self, message: str, *, maybe_done: bool = False) -> None:
+        super().__init__(message)
+        self.maybe_done = maybe_done
 
 
 def configured() -> bool:
@@ -71,10 +87,16 @@ def _call(
     except urllib.error.HTTPError as error:
         detail = error.read().decode(errors="replace")[:300]
         raise ProlificError(
-            f"Prolific answered {error.code} to {method} {path}: {detail}"
+            f"Prolific answered {error.code} to {method} {path}: {detail}",
+            maybe_done=error.code >= 500 and error.code != SERVICE_UNAVAILABLE,
         ) from error
     except (urllib.error.URLError, OSError) as error:
-        raise ProlificError(f"Prolific could not be reached ({error})") from error
+        reason = error.reason if isinstance(error, urllib.error.URLError) else error
+        if isinstance(reason, NEVER_SENT):
+            raise ProlificError(f"Prolific could not be reached ({reason})") from error
+        raise ProlificError(
+            f"Prolific's answer to {method} {path} was lost ({reason})", maybe_done=True
+        ) from error
     return json.loads(text) if text else {}
 
 
@@ -210,17 +232,99 @@ def pay_bonuses(campaign: Campaign, by: Any = None) -> Paid:
     is called after that transaction, so no lock is held while it answers (on SQLite the
     write lock would stop every annotator's submit meanwhile). When Prolific refuses or
     cannot be reached the claims are withdrawn: nothing stays recorded for that press, and
-    ProlificError says why."""
+    ProlificError says why.
+
+    The claims are ``unconfirmed`` until Prolific answers the pay call. When that answer is
+    lost (``ProlificError.maybe_done``) they stay so, with the bulk bonus's id: Prolific may
+    have paid, and its pay call pays again when sent again, so the shares count as paid until
+    a manager says what Prolific shows (``settle``)."""
     rows, claims = _claim_owed(campaign, by)
     if not rows:
         return Paid(0, Decimal("0.00"))
+    claimed = BonusPayment.objects.filter(pk__in=claims)
     try:
-        payment_id = _pay(campaign, rows)
+        payment_id = _set_up(campaign, rows)
     except ProlificError:
-        BonusPayment.objects.filter(pk__in=claims).delete()
+        claimed.delete()  # nothing is paid before the pay call
         raise
-    BonusPayment.objects.filter(pk__in=claims).update(prolific_payment_id=payment_id)
+    claimed.update(prolific_payment_id=payment_id)
+    try:
+        _call("POST", f"bulk-bonus-payments/{payment_id}/pay/", {})
+    except ProlificError as error:
+        if not error.maybe_done:
+            claimed.delete()
+            raise
+        message = unconfirmed_message(payment_id, len(rows), error)
+        raise ProlificError(message, maybe_done=True) from error
+    claimed.update(state=BonusPayment.State.PAID)
     return Paid(len(rows), sum((row.owed for row in rows), Decimal("0.00")))
+
+
+def unconfirmed_message(payment_id: str, shares: int, error: ProlificError) -> str:
+    return ngettext(
+        "%(error)s. Prolific may have paid bulk bonus %(payment)s all the same: its %(count)d "
+        "share is recorded as sent, not confirmed, and will not be paid again. Check the bulk "
+        "bonus on Prolific, then record it below as paid or withdraw it.",
+        "%(error)s. Prolific may have paid bulk bonus %(payment)s all the same: its %(count)d "
+        "shares are recorded as sent, not confirmed, and will not be paid again. Check the "
+        "bulk bonus on Prolific, then record it below as paid or withdraw it.",
+        shares,
+    ) % {"error": str(error).rstrip("."), "payment": payment_id, "count": shares}
+
+
+@dataclass(frozen=True)
+class Unconfirmed:
+    """The shares of one press whose pay call Prolific never answered: ``payment_id`` is the
+    bulk bonus's id ("" when the press stopped before Prolific gave one); ``in_flight`` while
+    the press may still be waiting for Prolific (it cannot be settled then)."""
+
+    payment_id: str
+    shares: int
+    total: Decimal
+    claimed_at: datetime
+    in_flight: bool
+
+
+# Longer than a press can wait for Prolific's two answers (each call's timeout, and margin).
+IN_FLIGHT = timedelta(seconds=2 * TIMEOUT_S + 30)
+
+
+def unconfirmed(campaign: Campaign) -> list[Unconfirmed]:
+    """The campaign's unconfirmed shares by bulk bonus, oldest first."""
+    groups = (
+        BonusPayment.objects.filter(campaign=campaign, state=BonusPayment.State.UNCONFIRMED)
+        .values("prolific_payment_id")
+        .annotate(shares=Count("pk"), total=Sum("amount"), claimed_at=Min("paid_at"))
+        .order_by("claimed_at")
+    )
+    now = timezone.now()
+    return [
+        Unconfirmed(
+            group["prolific_payment_id"],
+            group["shares"],
+            group["total"].quantize(prolific.CENT),
+            group["claimed_at"],
+            now - group["claimed_at"] < IN_FLIGHT,
+        )
+        for group in groups
+    ]
+
+
+def settle(campaign: Campaign, payment_id: str, *, paid: bool) -> int:
+    """A manager's word on an unconfirmed bulk bonus after checking it on Prolific: ``paid``
+    records its shares as paid; otherwise they are withdrawn and owed again. Shares still in
+    flight are left alone. The number of shares settled (0: none unconfirmed by that id)."""
+    settled_before = timezone.now() - IN_FLIGHT
+    shares = BonusPayment.objects.filter(
+        campaign=campaign,
+        state=BonusPayment.State.UNCONFIRMED,
+        prolific_payment_id=payment_id,
+        paid_at__lt=settled_before,
+    )
+    if paid:
+        return shares.update(state=BonusPayment.State.PAID)
+    count, _ = shares.delete()
+    return count
 
 
 def _claim_owed(campaign: Campaign, by: Any) -> tuple[list[prolific.BonusRow], list[int]]:
@@ -234,14 +338,15 @@ def _claim_owed(campaign: Campaign, by: Any) -> tuple[list[prolific.BonusRow], l
                 participant_id=row.participant_id,
                 amount=row.owed,
                 paid_by=by if getattr(by, "pk", None) else None,
+                state=BonusPayment.State.UNCONFIRMED,
             )
             for row in rows
         )
     return rows, [claim.pk for claim in claims]
 
 
-def _pay(campaign: Campaign, rows: list[prolific.BonusRow]) -> str:
-    """Prolific's two calls, setting the bulk bonus up then paying it; its id."""
+def _set_up(campaign: Campaign, rows: list[prolific.BonusRow]) -> str:
+    """Prolific's first call, setting the bulk bonus up (it pays nothing yet); its id."""
     text = "\n".join(f"{row.participant_id},{row.owed:.2f}" for row in rows)
     payment = _call(
         "POST",
@@ -251,7 +356,6 @@ def _pay(campaign: Campaign, rows: list[prolific.BonusRow]) -> str:
     payment_id = str(payment.get("id") or "")
     if not payment_id:
         raise ProlificError("Prolific set up the bonus payment but answered no id for it.")
-    _call("POST", f"bulk-bonus-payments/{payment_id}/pay/", {})
     return payment_id
 
 

@@ -324,7 +324,16 @@ class Membership(models.Model):
 class BonusPayment(models.Model):
     """One participant's share of a bonus paid through Prolific's API (``prolific_api``): what
     was paid, to whom, when and by whom. What a participant is still owed is the bonus rule's
-    amount due less the sum of their rows, so a second press pays only the difference."""
+    amount due less the sum of their rows, so a second press pays only the difference.
+
+    A share is ``unconfirmed`` from its claim until Prolific answers the pay call, and stays so
+    when that answer is lost (Prolific's pay call is not idempotent: sent again, it pays
+    again). It counts as paid, so nothing pays it twice, until a manager who checked on
+    Prolific records it as paid or withdraws it (``prolific_api.settle``)."""
+
+    class State(models.TextChoices):
+        PAID = "paid", _("paid")
+        UNCONFIRMED = "unconfirmed", _("sent, not confirmed")
 
     campaign = models.ForeignKey(
         Campaign,
@@ -346,6 +355,9 @@ class BonusPayment(models.Model):
         blank=True,
         related_name="+",
         verbose_name=_("Paid by"),
+    )
+    state = models.CharField(
+        max_length=12, choices=State.choices, default=State.PAID, verbose_name=_("State")
     )
 
     class Meta:

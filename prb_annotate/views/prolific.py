@@ -32,6 +32,7 @@ def campaign_prolific(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "approvals": prolific.approval_rows(campaign),
         "bonuses": prolific.bonus_rows(campaign),
         "payments": campaign.bonus_payments.select_related("paid_by").order_by("-paid_at", "-pk"),
+        "unconfirmed": prolific_api.unconfirmed(campaign),
         "rule_text": rule.describe(campaign),
         "form": form,
         "api": prolific_api.configured(),
@@ -114,6 +115,50 @@ def campaign_prolific_send(request: HttpRequest, campaign_id: int, action: str) 
     return redirect("campaign_prolific", campaign.pk)
 
 
+@login_required
+@require_POST
+def campaign_prolific_settle(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """A manager's word on a bulk bonus whose payment Prolific never confirmed: ``outcome``
+    ``paid`` records its shares as paid, ``unpaid`` withdraws them (owed again)."""
+    campaign = managed_campaign_or_404(request.user, campaign_id)
+    payment_id = request.POST.get("payment", "")
+    outcome = request.POST.get("outcome", "")
+    if outcome not in ("paid", "unpaid"):
+        messages.error(request, _("Say whether Prolific paid the bulk bonus or not."))
+        return redirect("campaign_prolific", campaign.pk)
+    settled = prolific_api.settle(campaign, payment_id, paid=outcome == "paid")
+    if not settled:
+        messages.error(
+            request,
+            _(
+                "No share of bulk bonus %(payment)s is waiting for your word: it was settled "
+                "already, or its press may still be waiting for Prolific."
+            )
+            % {"payment": payment_id or _("(no id)")},
+        )
+    elif outcome == "paid":
+        messages.success(
+            request,
+            ngettext(
+                "%(count)d share of bulk bonus %(payment)s recorded as paid.",
+                "%(count)d shares of bulk bonus %(payment)s recorded as paid.",
+                settled,
+            )
+            % {"count": settled, "payment": payment_id or _("(no id)")},
+        )
+    else:
+        messages.success(
+            request,
+            ngettext(
+                "%(count)d share of bulk bonus %(payment)s withdrawn: it is owed again.",
+                "%(count)d shares of bulk bonus %(payment)s withdrawn: they are owed again.",
+                settled,
+            )
+            % {"count": settled, "payment": payment_id or _("(no id)")},
+        )
+    return redirect("campaign_prolific", campaign.pk)
+
+
 def _csv(campaign: Campaign, kind: str, text: str) -> HttpResponse:
     response = HttpResponse(text, content_type="text/csv; charset=utf-8")
     filename = prolific.csv_filename(campaign, kind)
@@ -140,6 +185,11 @@ urlpatterns = [
         name="campaign_prolific_send",
     ),
     path("<row_id:campaign_id>/prolific/", campaign_prolific, name="campaign_prolific"),
+    path(
+        "<row_id:campaign_id>/prolific/settle/",
+        campaign_prolific_settle,
+        name="campaign_prolific_settle",
+    ),
     path(
         "<row_id:campaign_id>/prolific/bonus-rule/",
         campaign_prolific_bonus_rule,

@@ -250,6 +250,13 @@ MATRIX: list[tuple[str, str, Body, tuple[int, int, int, int]]] = [
     ),
     ("GET", "/api/campaigns/{campaign_id}/prolific/approvals/", None, (403, 404, 404, 200)),
     ("GET", "/api/campaigns/{campaign_id}/prolific/bonuses/", None, (403, 404, 404, 200)),
+    ("GET", "/api/campaigns/{campaign_id}/prolific/payments/", None, (403, 404, 404, 200)),
+    (
+        "POST",
+        "/api/campaigns/{campaign_id}/prolific/payments/settle/",
+        lambda w: {"prolific_payment_id": "none-such", "paid": False},
+        (403, 404, 404, 404),
+    ),
     ("POST", "/api/campaigns/{campaign_id}/next/", None, (403, 404, 200, 404)),
     ("GET", "/api/campaigns/{campaign_id}/my-progress/", None, (403, 404, 200, 404)),
     ("GET", "/api/campaigns/{campaign_id}/consent/", None, (403, 404, 200, 404)),

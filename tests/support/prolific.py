@@ -18,14 +18,18 @@ STUDY = "study-1"
 class ProlificStandIn(BaseHTTPRequestHandler):
     """The endpoints; ``submissions`` is the study's list (its first row on page 1, the rest on
         page 2), ``calls`` every change asked for, ``reads`` every page asked for, ``refuse_with`` a
-    status every call gets instead, ``refuse_paths`` the POST paths answered 503 (each bulk
-    bonus set up gets the next id: ``bonus-1``, ``bonus-2``, ...)."""
+    status every call gets instead, ``refuse_paths`` the POST paths answered 503,
+    ``fail_paths`` POST paths answered with the status given, ``lose_paths`` the POST paths
+    carried out whose answer is lost: the connection closes with none (each bulk bonus set up
+    gets the next id: ``bonus-1``, ``bonus-2``, ...)."""
 
     submissions: list[dict[str, Any]] = []
     calls: list[tuple[str, str, dict[str, Any]]] = []
     reads: list[str] = []
     refuse_with: int | None = None
     refuse_paths: frozenset[str] = frozenset()
+    fail_paths: dict[str, int] = {}
+    lose_paths: frozenset[str] = frozenset()
     base = ""
 
     def _answer(self, status: int, body: dict[str, Any]) -> None:
@@ -66,7 +70,13 @@ class ProlificStandIn(BaseHTTPRequestHandler):
         if self.path in self.refuse_paths:
             self._answer(503, {"error": {"detail": "Service unavailable."}})
             return
+        if self.path in self.fail_paths:
+            self._answer(self.fail_paths[self.path], {"error": {"detail": "Server error."}})
+            return
         self.calls.append(("POST", self.path, body))
+        if self.path in self.lose_paths:
+            self.close_connection = True  # done, but no answer reaches the caller
+            return
         if self.path == "/api/v1/submissions/bonus-payments/":
             number = sum(path == self.path for _, path, _ in self.calls)
             self._answer(201, {"id": f"bonus-{number}", "study": body["study_id"], "amount": 1})
@@ -89,7 +99,8 @@ def prolific_stand_in(submissions: list[dict[str, Any]] | None = None) -> Iterat
     base = f"http://127.0.0.1:{server.server_port}/api/v1/"
     ProlificStandIn.base, ProlificStandIn.refuse_with = base, None
     ProlificStandIn.calls, ProlificStandIn.reads = [], []
-    ProlificStandIn.refuse_paths = frozenset()
+    ProlificStandIn.refuse_paths = ProlificStandIn.lose_paths = frozenset()
+    ProlificStandIn.fail_paths = {}
     if submissions is not None:
         ProlificStandIn.submissions = list(submissions)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
