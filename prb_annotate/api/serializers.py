@@ -665,6 +665,14 @@ class PlacesSerializer(serializers.Serializer):
         help_text="Places for newcomers: free slots less what is held. At 0 the study link and "
         "the sign-up invite say there are no places left, before consent."
     )
+    open_pairs = serializers.IntegerField(
+        help_text="Regular pairs with at least one free slot (one annotator answers each pair "
+        "once at most)."
+    )
+    for_newcomer = serializers.IntegerField(
+        help_text="The most regular items one newcomer could be given now: the places left, "
+        "at most one per open pair."
+    )
 
 
 class ProgressSerializer(serializers.Serializer):

@@ -111,8 +111,8 @@ class MyProgressSerializer(serializers.Serializer):
         help_text="Items done, in hand and open to this annotator now (at most the quota)."
     )
     finished = serializers.BooleanField(
-        help_text="Nothing will come to this annotator again: quota reached, or every pair "
-        "done by them or complete."
+        help_text="Nothing will come to this annotator again: quota reached, every pair "
+        "done by them or complete, or the campaign closed."
     )
     waiting = serializers.BooleanField(
         help_text="Nothing now, but others hold the last pairs; they may come back."
@@ -123,7 +123,9 @@ class MyProgressSerializer(serializers.Serializer):
         "them: qualification (its practice or qualification items come first), screened-out "
         "(failed the qualification; finished unless a manager lets them in), network (the "
         "invite link's accounts from their network hold their share; waiting), gold-spent (a "
-        "new account wrong on every gold pair; finished), or empty.",
+        "new account wrong on every gold pair; finished), or empty. While the campaign is not "
+        "active its status keeps every pair from them instead: closed (finished), paused or "
+        "draft (neither finished nor waiting: come back once a manager resumes or starts it).",
     )
     qualification = serializers.CharField(
         allow_blank=True,

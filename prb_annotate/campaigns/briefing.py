@@ -1,10 +1,12 @@
 """What a newcomer is told and asked before their first item: how long the work takes, and the
 campaign's consent text, accepted once and kept with its time on the membership.
 
-The estimate is the quota (for a newcomer, the places left where they are fewer), plus the
-practice and qualification items asked first, times the median time on task of the campaign's
-latest ``TIMED_ANSWERS_READ`` timed answers (``DEFAULT_SECONDS_PER_ITEM`` while fewer than
-``MIN_TIMED_ANSWERS`` answers have a time).
+The estimate is the quota (for a newcomer, what they could be given where it is less:
+``places.newcomer_reach``; for a member, what the quota
+leaves them), plus the practice and qualification items asked first (none for a member already
+cleared), times the median time on task of the campaign's latest ``TIMED_ANSWERS_READ`` timed
+answers (``DEFAULT_SECONDS_PER_ITEM`` while fewer than ``MIN_TIMED_ANSWERS`` answers have a
+time).
 Consent is asked when the campaign has a consent text: the join page asks it with the start
 button, the consent page (``views/consent.py``) asks a member who arrived another way, and the
 annotation pages, the practice and qualification page and ``POST /api/campaigns/<id>/next/``
@@ -18,7 +20,14 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
-from prb_annotate.models import Annotation, Campaign, Membership, QualificationItem
+from prb_annotate.campaigns.qualification.gate import is_cleared
+from prb_annotate.models import (
+    Annotation,
+    Assignment,
+    Campaign,
+    Membership,
+    QualificationItem,
+)
 
 # Before there are answers to measure: a careful reading of two responses and nine answers.
 DEFAULT_SECONDS_PER_ITEM = 120.0
@@ -48,8 +57,10 @@ class TimeEstimate:
     items: int | None
     # Practice and qualification items asked before the first item: they take time too.
     screening_items: int = 0
-    # The campaign's quota, when the places left (``places.py``) allow a newcomer fewer items.
+    # The campaign's quota, when the work left (``places.py``) allows a newcomer fewer items.
     quota_cut_from: int | None = None
+    # Items the member has done already: ``items`` is then what the quota leaves them.
+    done: int = 0
 
     @property
     def total_minutes(self) -> int | None:
@@ -71,9 +82,15 @@ def median_seconds_per_item(times_ms: list[int]) -> float | None:
     return float(statistics.median(times_ms)) / 1000
 
 
-def time_estimate(campaign: Campaign, *, places_left: int | None = None) -> TimeEstimate:
-    """The estimate for a member, or for a newcomer with ``places_left``: at most that many
-    items then, where it is fewer than the quota."""
+def time_estimate(
+    campaign: Campaign,
+    *,
+    reach: int | None = None,
+    member: Membership | None = None,
+) -> TimeEstimate:
+    """The estimate for a newcomer who could be given at most ``reach`` items
+    (``places.newcomer_reach``; fewer than the quota then), or for ``member``: what the quota leaves
+    them, after the practice and qualification items unless they are cleared."""
     times = list(
         Annotation.objects.filter(
             assignment__campaign=campaign, is_current=True, time_on_task_ms__isnull=False
@@ -84,12 +101,19 @@ def time_estimate(campaign: Campaign, *, places_left: int | None = None) -> Time
     measured = median_seconds_per_item([int(t) for t in times if t is not None])
     screening = QualificationItem.objects.filter(campaign=campaign).count()
     quota = items = campaign.quota_per_annotator
-    if quota is not None and places_left is not None and 0 < places_left < quota:
-        items = places_left
-    cut_from = quota if items != quota else None
-    if measured is None:
-        return TimeEstimate(DEFAULT_SECONDS_PER_ITEM, 0, items, screening, cut_from)
-    return TimeEstimate(measured, len(times), items, screening, cut_from)
+    cut_from, done = None, 0
+    if quota is not None and reach is not None and 0 < reach < quota:
+        items, cut_from = reach, quota
+    if member is not None:
+        done = Assignment.objects.filter(
+            campaign=campaign, annotator_id=member.user_id, status=Assignment.Status.SUBMITTED
+        ).count()
+        items = None if quota is None else max(0, quota - done)
+        if is_cleared(campaign.pk, member.user_id):
+            screening = 0
+    seconds = DEFAULT_SECONDS_PER_ITEM if measured is None else measured
+    answers = 0 if measured is None else len(times)
+    return TimeEstimate(seconds, answers, items, screening, cut_from, done)
 
 
 def needs_consent(membership: Membership) -> bool:

@@ -18,10 +18,12 @@ decided under the lock on the campaign's row that every new account through a li
 (``join_limits.admit_new_account``), so newcomers arriving together are counted one after the
 other, and everyone admitted keeps the places counted for them as long as they keep working (a
 member who stops for longer than the reservation timeout gives their places back). A newcomer
-admitted with fewer places left than the quota can do only those; the join page says so
-(``briefing.time_estimate``). Two answers of one
-annotator to one pair are never allowed, so when the free slots sit on pairs a member has
-already answered they may finish short of the quota; the count does not see that.
+admitted with fewer places left than the quota can do only those; the join and sign-up pages
+say so (``briefing.time_estimate``). Two answers of one annotator to one pair are never
+allowed, so a newcomer can be given at most one item per pair with a free slot
+(``Places.for_newcomer``: with k = 3, twelve such pairs are 36 places but 12 items for anyone);
+when the free slots sit on pairs a member has already answered they may finish short of the
+quota, which the count does not see.
 """
 
 from dataclasses import dataclass
@@ -47,14 +49,23 @@ class NoPlacesLeft(InviteError):
 class Places:
     free_slots: int
     held: int
+    # Regular pairs with at least one free slot: one annotator answers each pair once at most.
+    open_pairs: int = 0
 
     @property
     def left(self) -> int:
         return max(0, self.free_slots - self.held)
 
+    @property
+    def for_newcomer(self) -> int:
+        """The most regular items one newcomer could be given now: the places left, and no
+        more than one per pair with a free slot."""
+        return min(self.left, self.open_pairs)
 
-def free_slots(campaign: Campaign, now: datetime) -> int:
-    """Slots of the regular items that no submitted answer or live reservation occupies."""
+
+def open_slots(campaign: Campaign, now: datetime) -> tuple[int, int]:
+    """(slots of the regular items that no submitted answer or live reservation occupies, the
+    regular items with at least one such slot)."""
     occupied = Q(assignments__status=Assignment.Status.SUBMITTED) | Q(
         assignments__status=Assignment.Status.RESERVED, assignments__expires_at__gt=now
     )
@@ -63,7 +74,8 @@ def free_slots(campaign: Campaign, now: datetime) -> int:
         .annotate(occupied=Count("assignments", filter=occupied))
         .annotate(free=Greatest(CampaignItem.slot_limit() - F("occupied"), 0))
     )
-    return int(items.aggregate(total=Sum("free"))["total"] or 0)
+    totals = items.aggregate(slots=Sum("free"), pairs=Count("pk", filter=Q(free__gt=0)))
+    return int(totals["slots"] or 0), int(totals["pairs"] or 0)
 
 
 def held_slots(campaign: Campaign, now: datetime) -> int:
@@ -96,7 +108,15 @@ def held_slots(campaign: Campaign, now: datetime) -> int:
 
 def places(campaign: Campaign, *, now: datetime | None = None) -> Places:
     now = now or timezone.now()
-    return Places(free_slots(campaign, now), held_slots(campaign, now))
+    slots, pairs = open_slots(campaign, now)
+    return Places(slots, held_slots(campaign, now), pairs)
+
+
+def newcomer_reach(campaign: Campaign, places: Places) -> int:
+    """The most items a newcomer could be given now, quota aside: a regular item for each of
+    ``places.for_newcomer`` and every gold item once."""
+    gold = CampaignItem.objects.filter(campaign=campaign, kind=CampaignItem.Kind.GOLD).count()
+    return places.for_newcomer + gold
 
 
 def check_places(campaign: Campaign) -> None:

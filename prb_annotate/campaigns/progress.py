@@ -305,6 +305,12 @@ FULL_ITEMS_TTL_S = 15.0
 _full_items: dict[tuple[int, str, int], tuple[float, int, int]] = {}
 _full_items_lock = threading.Lock()
 
+# ``AnnotatorStanding.held`` when the campaign itself, not a rule about the member, keeps its
+# items from them: its status.
+CAMPAIGN_CLOSED = Campaign.Status.CLOSED.value
+CAMPAIGN_PAUSED = Campaign.Status.PAUSED.value
+CAMPAIGN_DRAFT = Campaign.Status.DRAFT.value
+
 
 @dataclass(frozen=True)
 class AnnotatorStanding:
@@ -321,7 +327,8 @@ class AnnotatorStanding:
     held_items: int  # regular items not theirs, incomplete, every free slot reserved by others
     quota: int | None
     # A rule of the queue about this member that keeps the open items from them
-    # (``assignment.held_back``; ``member_standing`` applies it), or None.
+    # (``assignment.held_back``), or the status of a campaign that is not active (``CAMPAIGN_*``
+    # above); ``member_standing`` applies them. None: nothing keeps the open items back.
     held: str | None = None
 
     @property
@@ -337,11 +344,11 @@ class AnnotatorStanding:
     def finished(self) -> bool:
         """Nothing will ever come to them again: the quota is reached, or every item is done
         by them, skipped by them, or complete with others' answers."""
-        if self.quota_reached or self.held in (GOLD_SPENT, SCREENED_OUT):
+        if self.quota_reached or self.held in (GOLD_SPENT, SCREENED_OUT, CAMPAIGN_CLOSED):
             return True
         if self.held is not None:
-            # The network's share (a reservation of theirs that lapses frees one), or the
-            # qualification still to answer.
+            # The network's share (a reservation of theirs that lapses frees one), the
+            # qualification still to answer, or a campaign paused or not started yet.
             return False
         return not self.in_hand and not self.open_items and not self.held_items
 
@@ -349,8 +356,9 @@ class AnnotatorStanding:
     def waiting(self) -> bool:
         """Nothing for them now, but others hold the last free slots: a reservation that runs
         out sends its item back to the queue, so checking back may find work. (Not while the
-        qualification waits for them: they have work.)"""
-        if self.finished or self.held == QUALIFYING:
+        qualification waits for them: they have work; nor while the campaign is paused or not
+        started: no reservation running out brings work then.)"""
+        if self.finished or self.held in (QUALIFYING, CAMPAIGN_PAUSED, CAMPAIGN_DRAFT):
             return False
         return not self.in_hand and not self.open_items
 
@@ -383,14 +391,29 @@ def member_standing(campaign: Campaign, user: User) -> AnnotatorStanding:
     queue keeps from them (the qualification not passed, their network's share, a newcomer out
     of gold) are not available to them, and ``held`` says which rule; the home page, the
     completion page and the API's progress read this. The gate's holds stand even when no item
-    is open: a member screened out is finished, not waiting."""
+    is open: a member screened out is finished, not waiting. A campaign that is not active
+    keeps every item from them, the one in hand too (its page is not served): ``held`` is then
+    its status (``closed``, ``paused`` or ``draft``)."""
     standing = annotator_standing(campaign, user)
     if standing.finished:
         return standing
     held = held_back(campaign, user)
+    status_hold = _status_hold(campaign, held)
+    if status_hold is not None:
+        return replace(standing, in_hand=False, open_items=0, held=status_hold)
     if held is None or not (standing.open_items or held in GATE_HOLDS):
         return standing
     return replace(standing, open_items=0, held=held)
+
+
+def _status_hold(campaign: Campaign, queue_hold: str | None) -> str | None:
+    """The campaign's status when it is what keeps the items from the member, else None."""
+    if campaign.is_active:
+        return None
+    if queue_hold == SCREENED_OUT and campaign.status != Campaign.Status.CLOSED:
+        # Their end whatever the campaign does: resuming or starting it would not let them in.
+        return None
+    return str(campaign.status)
 
 
 def _full_and_held(campaign: Campaign, now: datetime, *, fresh: bool) -> tuple[int, int]:

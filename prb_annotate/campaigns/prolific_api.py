@@ -34,9 +34,9 @@ from prb_annotate.campaigns import prolific
 from prb_annotate.models import Assignment, BonusPayment, Campaign, Membership
 
 AWAITING_REVIEW = "AWAITING REVIEW"
-# The failures after which a call cannot have been carried out: refused before it was sent
-# (no connection, no such host) or answered 503, "not taken now". Any other failure of a sent
-# call (a timeout, a dropped connection, another 5xx) leaves it unknown.
+# The failures after which a call cannot have been carried out: no connection was made (refused,
+# no such host), or Prolific answered 503, "not taken now". Any other failure of a sent call (a
+# timeout, a dropped connection, another 5xx) leaves it unknown (``ProlificError.maybe_done``).
 NEVER_SENT = (ConnectionRefusedError, socket.gaierror)
 SERVICE_UNAVAILABLE = 503
 GONE = ("RETURNED", "TIMED-OUT")

@@ -193,13 +193,24 @@ def _previous_item(
     return earlier
 
 
+def _unavailable(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """The page of a campaign that is not active, as its member reads it. The invite links
+    show the same page to visitors, who have no guidelines to read and no work to thank for:
+    without ``member`` it speaks to them."""
+    answered = Assignment.objects.filter(
+        campaign=campaign, annotator=_user(request), status=Assignment.Status.SUBMITTED
+    ).exists()
+    context = {"campaign": campaign, "member": True, "answered": answered}
+    return render(request, "prb_annotate/annotate_unavailable.html", context)
+
+
 @login_required
 def annotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The current reservation, or the next item reserved now."""
     membership = annotator_membership_or_404(request.user, campaign_id)
     campaign = membership.campaign
     if not campaign.is_active:
-        return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
+        return _unavailable(request, campaign)
     if needs_consent(membership):
         return redirect("annotate_consent", campaign.pk)
     # next_assignment answers None once the quota is reached, so no count is needed here.

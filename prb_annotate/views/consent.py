@@ -23,7 +23,7 @@ def consent(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return redirect("annotate", campaign.pk)
     context = {
         "campaign": campaign,
-        "estimate": time_estimate(campaign),
+        "estimate": time_estimate(campaign, member=membership),
         "consent_missing": missing,
     }
     return render(request, "prb_annotate/consent.html", context, status=400 if missing else 200)

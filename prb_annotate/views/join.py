@@ -42,7 +42,7 @@ from prb_annotate.campaigns.lifecycle import (
     join_by_invite,
     open_link_campaign,
 )
-from prb_annotate.campaigns.places import NoPlacesLeft, places
+from prb_annotate.campaigns.places import NoPlacesLeft, newcomer_reach, places
 from prb_annotate.campaigns.prolific import completion_code
 from prb_annotate.models import Campaign, Membership, Participant
 from prb_annotate.security.addresses import client_network
@@ -164,16 +164,17 @@ def _start_page(
             return _refused(request, campaign, str(error), status=error.status)
     # Said before consent and the start button, never after practice or qualification; on a
     # paused or unstarted campaign too, whose join refuses a newcomer just the same.
-    left = places(campaign).left if newcomer else None
-    if left is not None and left < 1:
+    found = places(campaign) if newcomer else None
+    if found is not None and found.left < 1:
         return _no_places(request, campaign)
+    reach = None if found is None else newcomer_reach(campaign, found)
     values = (ids.participant_id, ids.study_id, ids.session_id) if ids else ("", "", "")
     prolific = dict(zip(PROLIFIC_PARAMS, values, strict=True))
     context = {
         "campaign": campaign,
         "prolific": prolific,
         "token": token,
-        "estimate": time_estimate(campaign, places_left=left),
+        "estimate": time_estimate(campaign, reach=reach),
         "consent_missing": consent_missing,
         # Which account Start joins with: the one logged in (``_join_with_account``), or, with
         # the study's values, one of the participant's own, which logging in ends the other.

@@ -18,9 +18,10 @@ from django.shortcuts import redirect, render
 from django.urls import path
 from django.utils.translation import gettext_lazy, ngettext
 
+from prb_annotate.campaigns.briefing import time_estimate
 from prb_annotate.campaigns.join_limits import TooManyJoins
 from prb_annotate.campaigns.lifecycle import InvalidInvite, InviteClosed
-from prb_annotate.campaigns.places import NoPlacesLeft
+from prb_annotate.campaigns.places import NoPlacesLeft, newcomer_reach, places
 from prb_annotate.campaigns.signup import campaign_for_signup, sign_up
 from prb_annotate.models import Campaign
 from prb_annotate.security.addresses import client_address, client_network
@@ -42,6 +43,11 @@ def signup(request: HttpRequest, token: str) -> HttpResponse:
         return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": closed})
     if request.user.is_authenticated:
         return render(request, "prb_annotate/signup.html", {"campaign": campaign, "form": None})
+    found = places(campaign)
+    if found.left < 1 and request.method != "POST":
+        # Said before the form is filled in, not after (sign_up refuses then all the same).
+        full = {"campaign": campaign, "form": None, "full": True}
+        return render(request, "prb_annotate/signup.html", full, status=NoPlacesLeft.status)
     form = SignUpForm(request.POST or None)
     status = 400 if request.method == "POST" else 200
     if request.method == "POST" and form.is_valid():
@@ -65,7 +71,12 @@ def signup(request: HttpRequest, token: str) -> HttpResponse:
             return redirect("annotate", campaign.pk)
     if request.method == "POST":
         status = _count_taken_name(request, form) or status
-    context = {"campaign": campaign, "form": form, "token": token}
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "token": token,
+        "estimate": time_estimate(campaign, reach=newcomer_reach(campaign, found)),
+    }
     return render(request, "prb_annotate/signup.html", context, status=status)
 
 

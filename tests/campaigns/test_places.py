@@ -110,9 +110,7 @@ def test_the_join_page_counts_the_items_the_places_allow(db: None) -> None:
     campaign = study(3, 1, quota_per_annotator=5)
     body = Client().get(join_url(campaign, "early1")).content.decode()
     assert "<strong>3</strong> items" in body
-    assert "Only 3 places are left in this campaign: you may do at most 3 items, fewer than " in (
-        body
-    )
+    assert "You may do at most 3 items here, fewer than its quota of 5" in body
     roomy = study(8, 1, quota_per_annotator=5)
     body = Client().get(join_url(roomy, "early2")).content.decode()
     assert "<strong>5</strong> items" in body
@@ -124,10 +122,10 @@ def test_the_progress_api_gives_the_places(db: None, manager: User) -> None:
     api = APIClient()
     api.force_authenticate(manager)
     before = api.get(f"/api/campaigns/{campaign.pk}/progress/").json()["places"]
-    assert before == {"free_slots": 4, "held": 0, "left": 4}
+    assert before == {"free_slots": 4, "held": 0, "left": 4, "open_pairs": 2, "for_newcomer": 2}
     fill(campaign)
     after = api.get(f"/api/campaigns/{campaign.pk}/progress/").json()["places"]
-    assert after == {"free_slots": 0, "held": 0, "left": 0}
+    assert after == {"free_slots": 0, "held": 0, "left": 0, "open_pairs": 0, "for_newcomer": 0}
 
 
 @pytest.mark.django_db(transaction=True)
@@ -161,3 +159,52 @@ def test_newcomers_arriving_together_never_outnumber_the_places() -> None:
     assert members.count() == 5
     for member in members:
         assert next_assignment(campaign, member.user) is not None, member.user.username
+
+
+def test_a_newcomer_is_promised_no_more_than_one_item_per_open_pair(db: None) -> None:
+    """k = 3 over 12 pairs is 36 places, but one annotator answers each pair once: the join
+    page once said "at most 36 items" (and three times the minutes)."""
+    campaign = study(12, 3, quota_per_annotator=50)
+    counted = places(campaign)
+    assert (counted.left, counted.open_pairs, counted.for_newcomer) == (36, 12, 12)
+    body = Client().get(join_url(campaign, "early3")).content.decode()
+    assert "<strong>12</strong> items" in body
+    assert "You may do at most 12 items here, fewer than its quota of 50" in body
+    # A pair whose slots are all taken is no work for anyone: 11 open pairs are left.
+    first = campaign.items.order_by("pk").first()
+    assert first is not None
+    for index in range(3):
+        annotate(first, User.objects.create_user(f"full{index}"))
+    assert places(campaign).for_newcomer == 11
+
+
+def test_the_sign_up_page_says_what_a_newcomer_could_do(db: None) -> None:
+    """It once promised the whole quota ("You will be asked for 50 items") whatever was left,
+    and said nothing of a full campaign until the form was sent."""
+    campaign = study(12, 3, quota_per_annotator=50)
+    url = reverse("signup", args=[campaign.signup_token])
+    body = Client().get(url).content.decode()
+    assert "<strong>12</strong> items" in body
+    assert "You may do at most 12 items here, fewer than its quota of 50" in body
+    full = study(2, 2, quota_per_annotator=5)
+    fill(full)
+    page = Client().get(reverse("signup", args=[full.signup_token]))
+    assert page.status_code == 409
+    assert 'id="no-places"' in page.content.decode()
+    assert 'id="signup-form"' not in page.content.decode()
+
+
+def test_the_consent_page_counts_what_the_quota_leaves_the_member(db: None) -> None:
+    """A member three items into a quota of 4 asked for a consent text added since: the page
+    once gave the whole campaign's estimate ("4 items")."""
+    campaign = study(6, 1, quota_per_annotator=4)
+    member = User.objects.create_user("midway")
+    add_member(campaign, member)
+    for item in list(campaign.items.order_by("pk"))[:3]:
+        annotate(item, member)
+    Campaign.objects.filter(pk=campaign.pk).update(consent_text="I agree.")
+    client = Client()
+    client.force_login(member)
+    body = client.get(reverse("annotate_consent", args=[campaign.pk])).content.decode()
+    assert "The rest takes about <strong>5 minutes</strong>: <strong>1</strong> more item" in body
+    assert "<strong>4</strong> items" not in body

@@ -295,8 +295,11 @@
   function optionForLetter(key) {
     return form.querySelector("input[type=radio][data-key=\"" + key + "\"]");
   }
+  // Digit n picks the n-th answer; 0 picks the tenth, as on a number row, so that the top of
+  // a 10-point scale has a key. A shorter question has no tenth answer: 0 then says so.
   function optionForDigit(group, digit) {
-    return radiosOf(group)[digit - 1] || null;
+    var position = digit === 0 ? 10 : digit;
+    return radiosOf(group)[position - 1] || null;
   }
   function isRating(group) {
     return group.classList.contains("rating");
