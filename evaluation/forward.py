@@ -16,6 +16,7 @@ import torch
 from evaluation.batching import last_real_token, pad_batch, padded_size, plan_batches, positions
 from evaluation.config import SOFTMAX_LAST, Readout
 from evaluation.errors import EvaluationError
+from evaluation.interrupt import batch_done
 from evaluation.models import LoadedModel
 
 
@@ -113,4 +114,5 @@ def score_sequences(
         ).numpy()
         if bar is not None:
             bar.update(sum(lengths[i] for i in batch))
+        batch_done()
     return rewards[slots], padded_size(batches, lengths), sum(lengths)

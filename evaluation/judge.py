@@ -24,6 +24,7 @@ from evaluation.batching import pad_batch, plan_batches
 from evaluation.config import ScoreConfig
 from evaluation.errors import EvaluationError
 from evaluation.inputs import Mode, encode_chats, profile_text, user_turn
+from evaluation.interrupt import batch_done
 from evaluation.judge_order import judge_positions
 from evaluation.models import LoadedModel
 from evaluation.records import PairRecord
@@ -302,6 +303,7 @@ def generate_with_first_token(
     watch = torch.tensor(sorted(set(watched)), dtype=torch.long)
     batches = plan_batches(lengths, config.batch_tokens(loaded.device))
     for batch in tqdm(batches, unit="batch", disable=not config.progress, leave=False):
+        batch_done()  # before the batch: generating one is the slow part
         ids, mask = pad_batch([prompts[i] for i in batch], loaded.pad_id, "left")
         output = loaded.model.generate(
             input_ids=ids.to(loaded.device),

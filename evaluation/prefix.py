@@ -17,6 +17,7 @@ from evaluation.batching import MAX_PADDING, last_real_token, pad_batch, positio
 from evaluation.config import Readout
 from evaluation.forward import head_logits, reward_from_logits
 from evaluation.inputs import TokenizedPair
+from evaluation.interrupt import batch_done
 from evaluation.models import LoadedModel
 
 
@@ -140,5 +141,6 @@ def score_shared_prefix(
         )
         if bar is not None:
             bar.update(sum(len(pair.chosen) + len(pair.rejected) for pair in members))
+        batch_done()
     useful = sum(len(p.chosen) + len(p.rejected) - p.shared_prefix for p in pairs)
     return chosen, rejected, computed, useful

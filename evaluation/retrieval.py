@@ -20,6 +20,7 @@ from typing import Any
 import torch
 
 from evaluation.errors import EvaluationError
+from evaluation.interrupt import batch_done
 from evaluation.models import first_line, quiet_transformers, resolve_device
 from evaluation.records import PairRecord, ProfilePost
 
@@ -55,6 +56,7 @@ class Retriever:
     def encode(self, texts: Sequence[str]) -> torch.Tensor:
         vectors = []
         for start in range(0, len(texts), BATCH_SIZE):
+            batch_done()
             batch = self.tokenizer(
                 list(texts[start : start + BATCH_SIZE]),
                 padding=True,

@@ -150,8 +150,8 @@ class JobDetail(APIView):
 
 
 class JobCancel(APIView):
-    """Cancel a queued or running job; a running one stops at its next step (a scoring job when
-    its model pass ends, storing nothing), and an import whose data is already committed is
+    """Cancel a queued or running job; a running one stops at its next step (a scoring job at
+    its model pass's next batch, storing nothing), and an import whose data is already committed is
     done and cannot be cancelled (400)."""
 
     parser_classes = [JSONParser]

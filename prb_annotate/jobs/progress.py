@@ -28,7 +28,7 @@ class JobCancelled(Exception):
 
 def at_work() -> Q:
     """Jobs a worker has yet to end: queued or running, or cancelled while their worker still
-    ends the step it is in (a scoring job's model pass): its heartbeat is fresh until it
+    ends the step it is in (a scoring job's model batch): its heartbeat is fresh until it
     stops (``run_job`` clears it then; a killed worker's goes stale after the lease)."""
     fresh = timezone.now() - lease()
     return Q(status__in=ACTIVE) | Q(status=Job.Status.CANCELLED, heartbeat_at__gte=fresh)
@@ -37,7 +37,7 @@ def at_work() -> Q:
 # Why a cancelled job whose worker has not stopped yet cannot be removed.
 STOPPING_WORDS = gettext_lazy(
     "The job is cancelled, but its worker is still finishing the step it is in (a scoring "
-    "job's model pass); remove it once the worker has stopped."
+    "job's batch of the model); remove it once the worker has stopped."
 )
 
 

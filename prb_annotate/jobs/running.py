@@ -174,10 +174,10 @@ def enqueue(job: Job) -> None:
 def cancel_job(job: Job) -> bool:
     """Cancel a queued or running job; False if it is over, with ``job.status`` read again so
     the caller names what it is now. A queued job never runs (its kept upload is removed now).
-    A running job stops at its next step; a scoring job's model pass cannot be interrupted, so
-    it stops when the pass ends, storing nothing. A running import rolls its write back, unless
-    the write has committed: the job is done from that commit on (``progress.finish_inside``),
-    so a cancel after it is refused here."""
+    A running job stops at its next step; a scoring job's model pass at its next batch (a
+    judge behind an endpoint when its requests are answered), storing nothing. A running
+    import rolls its write back, unless the write has committed: the job is done from that
+    commit on (``progress.finish_inside``), so a cancel after it is refused here."""
     ended = {"status": Job.Status.CANCELLED, "finished_at": timezone.now()}
     if Job.objects.filter(pk=job.pk, status=Job.Status.QUEUED).update(**ended):
         imports.drop_upload(job.options)  # no worker will read it

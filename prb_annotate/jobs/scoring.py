@@ -5,6 +5,8 @@ A judge's template is a folder or file under the same roots. Options are checked
 is queued and again in the worker (the roots may have changed). ``evaluation`` is imported in
 functions only, and torch in the worker only."""
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -183,9 +185,10 @@ def score_config(options: dict[str, Any]) -> dict[str, Any]:
 def score_job(job: Job, folder: Path) -> Path:
     """Score the campaign's pairs and store the run; the result file is the run's accuracy.
 
-    The model pass cannot be interrupted: a cancel during it takes effect when it ends, and
-    the run is stored only with the job's end, in one transaction (``finish_inside``), so a
-    cancelled job never leaves a run and a job that stored its run is done."""
+    A cancel during the model pass stops it at its next batch (``evaluation.interrupt``; a
+    judge behind an endpoint finishes its requests first), and the run is stored only with the
+    job's end, in one transaction (``finish_inside``), so a cancelled job never leaves a run
+    and a job that stored its run is done."""
     options = {**SCORE_DEFAULTS, **job.options}
     config = score_config(options)  # checked again: the roots may have changed
     step(job, 0, 2, f"scoring {options['subset']} pairs with {config['model']}")
@@ -200,14 +203,37 @@ def score_job(job: Job, folder: Path) -> Path:
             written[0].unlink(missing_ok=True)  # the run it describes is rolled back
             raise
 
-    evaluate_campaign(
-        campaign_of(job),
-        subset=options["subset"],
-        name=options["name"],
-        on_stored=end_with,
-        **config,
-    )
+    from evaluation.interrupt import between_batches  # evaluation/ loads when a run starts
+
+    with between_batches(cancel_check(job)):
+        evaluate_campaign(
+            campaign_of(job),
+            subset=options["subset"],
+            name=options["name"],
+            on_stored=end_with,
+            **config,
+        )
     return written[0]
+
+
+# A batch can take milliseconds on a GPU: the job's row is read at most this often.
+CANCEL_CHECK_S = 1.0
+
+
+def cancel_check(job: Job) -> Callable[[], None]:
+    """A model pass's check at each batch: JobCancelled once a manager has cancelled the job
+    (its row read at most every ``CANCEL_CHECK_S``)."""
+    last = [float("-inf")]
+
+    def check() -> None:
+        now = time.monotonic()
+        if now - last[0] < CANCEL_CHECK_S:
+            return
+        last[0] = now
+        if Job.objects.filter(pk=job.pk, status=Job.Status.CANCELLED).exists():
+            raise JobCancelled()
+
+    return check
 
 
 def write_run_file(folder: Path, run: EvaluationRun) -> Path:

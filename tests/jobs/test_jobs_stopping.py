@@ -1,6 +1,7 @@
 """How jobs stop and what they leave: the worker command the pages give takes every queue (a
 scoring job is run by it); removing a cancelled export that left its folder removes the folder;
-a scoring job cancelled during its model pass stores no run, and no other scoring job starts
+a scoring job cancelled during its model pass stops at its next batch and stores no run, and no
+other scoring job starts
 until its worker has stopped; an import's kept upload is removed when the job is cancelled
 while queued or failed once its attempts are spent.
 
@@ -23,6 +24,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.utils import timezone
 
+from evaluation.interrupt import between_batches
 from prb_annotate.jobs.progress import still_stopping
 from prb_annotate.jobs.running import (
     JobRefused,
@@ -171,12 +173,16 @@ def test_a_scoring_job_cancelled_during_its_model_pass_stores_no_run(
     settings.PRB_MODEL_ROOTS = [str(roots)]
     lead = make_user("lead")
     campaign = campaign_of(lead, 4)
-    job = start_job(campaign, lead, "score", {"model": "tiny", "name": "tiny-rm"})
+    # A token per batch: the pass would take one batch per answer, eight in all.
+    options = {"model": "tiny", "name": "tiny-rm", "max_batch_tokens": 1}
+    job = start_job(campaign, lead, "score", options)
 
     actor = CancelThenStartAnother(job, lead)
-    with connection.execute_wrapper(actor):
+    batches = []
+    with connection.execute_wrapper(actor), between_batches(lambda: batches.append(1)):
         returned = run_job.call(job.pk)
 
+    assert len(batches) == 1  # the pass stopped at its first batch, not when it ended
     cancelled, stopping, second = actor.answers
     assert (cancelled, stopping) == (True, True)
     assert "still finishing" in second  # refused while the first's worker scored
