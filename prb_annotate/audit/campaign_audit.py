@@ -202,10 +202,11 @@ def request_extra_annotations(campaign: Campaign) -> int:
     requires, and raising ``extra_annotations`` makes it require one more, so the pair reads
     "too few annotations" until the new annotator has answered and a second call does nothing.
     Each raise is a conditional UPDATE on the value we read, so two managers clicking at once
-    raise a pair once, not twice. An external campaign has no queue to send the pair to, so its
-    split votes stay split.
+    raise a pair once, not twice. An external or closed campaign has no queue to send the pair
+    to (a raise would only turn its split vote into "too few annotations"), so its split votes
+    stay split.
     """
-    if campaign.external:
+    if campaign.external or campaign.status == Campaign.Status.CLOSED:
         return 0
     audit = CampaignAudit(campaign, lengths=False)
     items, by_pair = audit.items, audit.verdicts

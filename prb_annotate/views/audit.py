@@ -1,13 +1,14 @@
 """The campaign audit for managers: agreement, verdicts, biases, annotators."""
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -58,6 +59,7 @@ def campaign_audit_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         **audit_report.context(report),
         "campaign": campaign,
         "split_votes": split_votes,
+        "resamples": resamples,
         "pair_links": True,
         "background": in_background(campaign),
     }
@@ -114,9 +116,11 @@ def campaign_audit_recompute(request: HttpRequest, campaign_id: int) -> HttpResp
     forget_audits(campaign)
     if in_background(campaign):  # a large campaign's audit is recomputed by a worker
         active = campaign.jobs.filter(kind="audit", status__in=ACTIVE).first()
-        job = active or start_job(campaign, request.user, "audit", {"resamples": 1000})
+        resamples = _resamples(request)  # the page's, so that its report is the one made
+        job = active or start_job(campaign, request.user, "audit", {"resamples": resamples})
         return redirect("campaign_job", campaign_id=campaign.pk, job_id=job.pk)
-    return redirect("campaign_audit", campaign_id=campaign.pk)
+    page = reverse("campaign_audit", args=[campaign.pk])
+    return redirect(f"{page}?{urlencode({'resamples': _resamples(request)})}")
 
 
 @require_POST
@@ -129,6 +133,15 @@ def campaign_audit_request_extra(request: HttpRequest, campaign_id: int) -> Http
             _(
                 "An imported campaign has no queue to send a pair to another annotator: import "
                 "more answers, or decide the split votes in the adjudication queue."
+            ),
+        )
+        return redirect("campaign_audit", campaign_id=campaign.pk)
+    if campaign.status == Campaign.Status.CLOSED:
+        messages.error(
+            request,
+            _(
+                "The campaign is closed, so no annotator can be asked for another answer: "
+                "decide the split votes in the adjudication queue."
             ),
         )
         return redirect("campaign_audit", campaign_id=campaign.pk)

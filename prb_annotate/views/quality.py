@@ -42,9 +42,22 @@ def _pairs(count: int) -> str:
 
 def _replacements_message(request: HttpRequest, campaign: Campaign) -> None:
     """What leaving answers out did: replacement slots opened on a running campaign, pairs
-    left short of answers on a closed one (with the way to reopen it)."""
+    left short of answers on a closed one (with the way to reopen it) or on an imported one
+    (which has no queue: more answers are imported)."""
     progress = campaign_progress(campaign, median_times=False)
-    if campaign.status == Campaign.Status.CLOSED:
+    if campaign.external:
+        short = pairs_short_of_answers(campaign)
+        if short:
+            messages.warning(
+                request,
+                _(
+                    "The audit changed: %(pairs_short)s now lack answers, so the audit "
+                    "cannot validate them. An imported campaign has no queue to ask anyone: "
+                    "import more answers for them."
+                )
+                % {"pairs_short": _pairs(short)},
+            )
+    elif campaign.status == Campaign.Status.CLOSED:
         short = pairs_short_of_answers(campaign)
         if short:
             messages.warning(
