@@ -655,23 +655,22 @@ class AnnotatorProgressSerializer(serializers.Serializer):
 class PlacesSerializer(serializers.Serializer):
     """Whether a newcomer can still be given work (``campaigns/places.py``)."""
 
+    # The answer first, then what it is made of.
+    left = serializers.IntegerField(
+        help_text="Places for newcomers: free slots less what is held. At 0 the study link and "
+        "the sign-up invite say there are no places left, before consent."
+    )
     free_slots = serializers.IntegerField(
         help_text="Slots of regular pairs no submitted answer or live reservation occupies."
     )
     held = serializers.IntegerField(
         help_text="Items the annotators still at work may yet take within their quota."
     )
-    left = serializers.IntegerField(
-        help_text="Places for newcomers: free slots less what is held. At 0 the study link and "
-        "the sign-up invite say there are no places left, before consent."
-    )
     open_pairs = serializers.IntegerField(
-        help_text="Regular pairs with at least one free slot (one annotator answers each pair "
-        "once at most)."
+        help_text="Regular pairs with a free slot: one annotator answers each pair once at most."
     )
     for_newcomer = serializers.IntegerField(
-        help_text="The most regular items one newcomer could be given now: the places left, "
-        "at most one per open pair."
+        help_text="The most regular items a newcomer could be given now: left, one per open pair."
     )
 
 

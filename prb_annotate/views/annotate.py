@@ -204,15 +204,24 @@ def _unavailable(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     return render(request, "prb_annotate/annotate_unavailable.html", context)
 
 
-@login_required
-def annotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The current reservation, or the next item reserved now."""
+def ready_member(request: HttpRequest, campaign_id: int) -> Campaign | HttpResponse:
+    """The member's campaign, or the page they see first: the campaign is not running, or
+    they have not accepted its consent text yet (the item and qualification pages ask this)."""
     membership = annotator_membership_or_404(request.user, campaign_id)
     campaign = membership.campaign
     if not campaign.is_active:
         return _unavailable(request, campaign)
     if needs_consent(membership):
         return redirect("annotate_consent", campaign.pk)
+    return campaign
+
+
+@login_required
+def annotate(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The current reservation, or the next item reserved now."""
+    campaign = ready_member(request, campaign_id)
+    if not isinstance(campaign, Campaign):
+        return campaign
     # next_assignment answers None once the quota is reached, so no count is needed here.
     try:
         assignment = next_assignment(campaign, _user(request))

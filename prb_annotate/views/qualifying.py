@@ -21,12 +21,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from prb_annotate.campaigns.annotating import SubmitError
-from prb_annotate.campaigns.briefing import needs_consent
 from prb_annotate.campaigns.progress import member_standing
 from prb_annotate.campaigns.prolific import completion_code
 from prb_annotate.campaigns.qualification import flow, rules
 from prb_annotate.models import Campaign, QualificationItem, QualificationRecord
 from prb_annotate.security.access import annotator_membership_or_404
+from prb_annotate.views.annotate import ready_member
 from prb_annotate.web.question_layout import question_context
 
 Stage = flow.Stage
@@ -36,26 +36,10 @@ def _user(request: HttpRequest) -> User:
     return cast(User, request.user)  # login_required
 
 
-def _unavailable(request: HttpRequest, campaign: Campaign) -> HttpResponse:
-    return render(request, "prb_annotate/annotate_unavailable.html", {"campaign": campaign})
-
-
-def _ready_member(request: HttpRequest, campaign_id: int) -> Campaign | HttpResponse:
-    """The member's campaign, or the page they see first: the campaign is not running, or
-    they have not accepted its consent text yet."""
-    membership = annotator_membership_or_404(request.user, campaign_id)
-    campaign = membership.campaign
-    if not campaign.is_active:
-        return _unavailable(request, campaign)
-    if needs_consent(membership):
-        return redirect("annotate_consent", campaign.pk)
-    return campaign
-
-
 @login_required
 def qualification_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The member's current practice or qualification item, or where they go instead."""
-    campaign = _ready_member(request, campaign_id)
+    campaign = ready_member(request, campaign_id)
     if isinstance(campaign, HttpResponse):
         return campaign
     step = flow.next_step(campaign, _user(request))
@@ -69,7 +53,7 @@ def qualification_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def qualification_item(request: HttpRequest, campaign_id: int, item_id: int) -> HttpResponse:
     """A given item: a practice item to answer again, or the current qualification item."""
-    campaign = _ready_member(request, campaign_id)
+    campaign = ready_member(request, campaign_id)
     if isinstance(campaign, HttpResponse):
         return campaign
     task = flow.task_for(campaign, _user(request), item_id)

@@ -221,3 +221,16 @@ def test_the_qualification_result_says_a_paused_campaign_gives_no_pairs_yet(
     html = _page(client, "qualification_result", campaign)
     assert "The campaign is closed now, though" in html
     assert "has the answers it needs" not in html
+
+
+def test_the_qualification_page_of_a_paused_campaign_speaks_to_its_member(
+    dataset: Dataset, annotator: User, login
+) -> None:
+    """It once showed a member the visitor's page (no guidelines), unlike the item page."""
+    campaign = screening_campaign(dataset, name="screened, paused before the qualification")
+    add_member(campaign, annotator)
+    client = login(annotator)
+    set_status(campaign, Campaign.Status.PAUSED)
+    html = _page(client, "qualification", campaign)
+    assert "This campaign is paused for now." in html
+    assert GUIDELINES in html
