@@ -9,27 +9,23 @@ the reader's language; what goes to Prolific stays in English.
 a local HTTP server that answers the documented endpoints with their documented shapes."""
 
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
-import pytest
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from prb_annotate.audit.exclusions import exclude_annotator
 from prb_annotate.campaigns import prolific
 from prb_annotate.campaigns.annotating import skip
 from prb_annotate.campaigns.assignment import next_assignment
 from prb_annotate.campaigns.joining import StudyIds, join_as_participant
-from prb_annotate.campaigns.lifecycle import add_member, create_campaign
+from prb_annotate.campaigns.lifecycle import create_campaign
 from prb_annotate.campaigns.members import LEAVE_OUT
 from prb_annotate.campaigns.prolific_api import rejection_message
 from prb_annotate.models import Assignment, Campaign
 from tests.support.campaigns import submit_form
-from tests.support.prolific import STUDY, TOKEN, ProlificStandIn, listed, prolific_stand_in
-from tests.support.qualification import pass_first, screening_campaign
+from tests.support.prolific import STUDY, TOKEN, ProlificStandIn, listed, send
 
 # What a Korean catalogue says for the page's messages (the committed one is brought up to date
 # on its own schedule): a catalogue of these, put before it, shows the page in its words.
@@ -92,41 +88,6 @@ def write_catalogue(path: Path, messages: Mapping[str | tuple[str, str], str]) -
     table = struct.pack(f"<{4 * count}I", *id_table, *str_table)
     path.parent.mkdir(parents=True)
     path.write_bytes(head + table + ids + strs)
-
-
-@pytest.fixture
-def prolific_server() -> Iterator[str]:
-    with prolific_stand_in() as base:
-        yield base
-
-
-@pytest.fixture
-def study(dataset, manager) -> Campaign:
-    campaign = screening_campaign(
-        dataset, bonus_rule={"per_item": "0.10", "items_beyond": 1}, prolific_study_id=STUDY
-    )
-    people = {name: User.objects.create_user(name) for name in ("good", "bad", "gone")}
-    for name, user in people.items():
-        add_member(campaign, user, participant_id=f"PID{name.upper()}")
-        pass_first(campaign, user)
-    for name in ("good", "bad"):
-        for _ in range(3):
-            assignment = next_assignment(campaign, people[name])
-            assert assignment is not None
-            submit_form(assignment)
-    exclude_annotator(campaign, people["bad"], "copied answers", by=manager)
-    assert next_assignment(campaign, people["gone"]) is not None  # held, never submitted
-    ProlificStandIn.submissions = [
-        {"id": "s-good", "participant_id": "PIDGOOD", "status": "AWAITING REVIEW"},
-        {"id": "s-bad", "participant_id": "PIDBAD", "status": "AWAITING REVIEW"},
-        {"id": "s-gone", "participant_id": "PIDGONE", "status": "RETURNED"},
-    ]
-    return campaign
-
-
-def send(client, campaign: Campaign, action: str) -> str:
-    url = reverse("campaign_prolific_send", args=[campaign.pk, action])
-    return client.post(url, follow=True).content.decode()
 
 
 def test_it_sends_decisions_pays_bonuses_and_reads_statuses_back(

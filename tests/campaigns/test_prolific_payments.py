@@ -17,12 +17,7 @@ from django.urls import reverse
 
 from prb_annotate.campaigns import prolific, prolific_api
 from prb_annotate.models import BonusPayment, Campaign
-from tests.campaigns.test_prolific_api import (  # noqa: F401 (fixtures)
-    prolific_server,
-    send,
-    study,
-)
-from tests.support.prolific import STUDY, TOKEN, ProlificStandIn
+from tests.support.prolific import STUDY, TOKEN, ProlificStandIn, send
 
 BONUS_SETUP = "/api/v1/submissions/bonus-payments/"
 
@@ -37,10 +32,10 @@ def raise_rule(campaign: Campaign, per_item: str) -> None:
 
 
 def test_paying_twice_pays_nothing_the_second_time(
-    study: Campaign,  # noqa: F811
+    study: Campaign,
     manager,
     login,
-    prolific_server: str,  # noqa: F811
+    prolific_server: str,
 ) -> None:
     client = login(manager)
     with override_settings(PROLIFIC_API_TOKEN=TOKEN, PROLIFIC_API_URL=prolific_server):
@@ -55,9 +50,9 @@ def test_paying_twice_pays_nothing_the_second_time(
 
 
 def test_raising_the_rule_pays_only_the_difference(
-    study: Campaign,  # noqa: F811
+    study: Campaign,
     manager,
-    prolific_server: str,  # noqa: F811
+    prolific_server: str,
 ) -> None:
     with override_settings(PROLIFIC_API_TOKEN=TOKEN, PROLIFIC_API_URL=prolific_server):
         assert prolific_api.pay_bonuses(study, by=manager).participants == 1
@@ -71,10 +66,10 @@ def test_raising_the_rule_pays_only_the_difference(
 
 
 def test_the_page_shows_what_was_paid_and_what_is_owed(
-    study: Campaign,  # noqa: F811
+    study: Campaign,
     manager,
     login,
-    prolific_server: str,  # noqa: F811
+    prolific_server: str,
 ) -> None:
     client = login(manager)
     with override_settings(PROLIFIC_API_TOKEN=TOKEN, PROLIFIC_API_URL=prolific_server):
@@ -88,10 +83,10 @@ def test_the_page_shows_what_was_paid_and_what_is_owed(
 
 
 def test_a_refused_payment_records_nothing(
-    study: Campaign,  # noqa: F811
+    study: Campaign,
     manager,
     login,
-    prolific_server: str,  # noqa: F811
+    prolific_server: str,
 ) -> None:
     client = login(manager)
     ProlificStandIn.refuse_paths = frozenset({"/api/v1/bulk-bonus-payments/bonus-1/pay/"})
@@ -106,9 +101,9 @@ def test_a_refused_payment_records_nothing(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_double_submit_pays_once(
-    study: Campaign,  # noqa: F811
+    study: Campaign,
     manager,
-    prolific_server: str,  # noqa: F811
+    prolific_server: str,
 ) -> None:
     """Two presses at once, each on its own connection: the campaign row's lock makes the
     second wait for the first's record, so it finds nothing owed."""
@@ -134,10 +129,10 @@ def test_a_double_submit_pays_once(
 
 
 def test_decisions_stopped_part_way_say_what_was_sent_and_a_rerun_sends_the_rest(
-    study: Campaign,  # noqa: F811
+    study: Campaign,
     manager,
     login,
-    prolific_server: str,  # noqa: F811
+    prolific_server: str,
 ) -> None:
     """The list runs PIDBAD (reject), PIDGONE (returned there), PIDGOOD (approve); Prolific
     fails on PIDGOOD's. The page says the rejection went and the approval did not, with
@@ -163,10 +158,10 @@ def test_decisions_stopped_part_way_say_what_was_sent_and_a_rerun_sends_the_rest
 
 
 def test_a_rejection_carries_a_message_prolific_takes(
-    study: Campaign,  # noqa: F811
+    study: Campaign,
     manager,
     login,
-    prolific_server: str,  # noqa: F811
+    prolific_server: str,
 ) -> None:
     client = login(manager)
     with override_settings(PROLIFIC_API_TOKEN=TOKEN, PROLIFIC_API_URL=prolific_server):

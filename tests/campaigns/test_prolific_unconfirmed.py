@@ -20,12 +20,7 @@ from rest_framework.authtoken.models import Token
 
 from prb_annotate.campaigns import prolific, prolific_api
 from prb_annotate.models import BonusPayment, Campaign
-from tests.campaigns.test_prolific_api import (  # noqa: F401 (fixtures)
-    prolific_server,
-    send,
-    study,
-)
-from tests.support.prolific import TOKEN, ProlificStandIn
+from tests.support.prolific import TOKEN, ProlificStandIn, send
 
 PAY = "/api/v1/bulk-bonus-payments/bonus-1/pay/"
 SETUP = "/api/v1/submissions/bonus-payments/"
@@ -61,21 +56,31 @@ def failed_payment(campaign: Campaign, manager, address: str) -> prolific_api.Pr
     return failed.value
 
 
-def test_a_lost_answer_to_the_pay_call_is_kept_unconfirmed_and_never_paid_again(
-    study: Campaign,  # noqa: F811
-    manager,
-    login,
-    prolific_server: str,  # noqa: F811
-) -> None:
+def press(client: Client, campaign: Campaign, address: str) -> str:
+    """A press on "Pay the bonuses", Prolific's API at ``address``; the page it lands on."""
+    with override_settings(PROLIFIC_API_TOKEN=TOKEN, PROLIFIC_API_URL=address):
+        return send(client, campaign, "bonuses")
+
+
+@pytest.fixture
+def lost(study: Campaign, manager, login, prolific_server: str) -> tuple[Client, str]:
+    """The manager's client after a press whose pay call Prolific carried out but never
+    answered, and the page it landed on (later calls are answered again)."""
     client = login(manager)
     ProlificStandIn.lose_paths = frozenset({PAY})
-    with override_settings(PROLIFIC_API_TOKEN=TOKEN, PROLIFIC_API_URL=prolific_server):
-        page = send(client, study, "bonuses")
-        assert "Prolific may have paid bulk bonus bonus-1 all the same" in page
-        assert "its 1 share is recorded as sent, not confirmed, and will not be paid again" in page
-        assert states(study) == [("PIDGOOD", "bonus-1", "unconfirmed")]
-        ProlificStandIn.lose_paths = frozenset()
-        again = send(client, study, "bonuses")
+    page = press(client, study, prolific_server)
+    ProlificStandIn.lose_paths = frozenset()
+    return client, page
+
+
+def test_a_lost_answer_to_the_pay_call_is_kept_unconfirmed_and_never_paid_again(
+    study: Campaign, lost: tuple[Client, str], prolific_server: str
+) -> None:
+    client, page = lost
+    assert "Prolific may have paid bulk bonus bonus-1 all the same" in page
+    assert "its 1 share is recorded as sent, not confirmed, and will not be paid again" in page
+    assert states(study) == [("PIDGOOD", "bonus-1", "unconfirmed")]
+    again = press(client, study, prolific_server)
     assert "Nothing owed: every bonus due under the rule is paid already." in again
     assert [path for _, path, _ in ProlificStandIn.calls] == [SETUP, PAY]
     assert prolific.bonuses_csv(study) == ""
@@ -86,36 +91,23 @@ def test_a_lost_answer_to_the_pay_call_is_kept_unconfirmed_and_never_paid_again(
 
 
 def test_a_manager_withdraws_an_unpaid_bulk_bonus_and_it_is_owed_again(
-    study: Campaign,  # noqa: F811
-    manager,
-    login,
-    prolific_server: str,  # noqa: F811
+    study: Campaign, lost: tuple[Client, str], prolific_server: str
 ) -> None:
-    client = login(manager)
-    ProlificStandIn.lose_paths = frozenset({PAY})
-    with override_settings(PROLIFIC_API_TOKEN=TOKEN, PROLIFIC_API_URL=prolific_server):
-        send(client, study, "bonuses")
-        ProlificStandIn.lose_paths = frozenset()
-        out_of_flight(study)
-        page = client.get(reverse("campaign_prolific", args=[study.pk])).content.decode()
-        assert 'name="outcome" value="unpaid"' in page
-        done = settle(client, study, "bonus-1", "unpaid")
-        assert "1 share of bulk bonus bonus-1 withdrawn: it is owed again." in done
-        assert prolific.bonuses_csv(study) == "PIDGOOD,0.20\n"
-        assert "Bonuses paid on Prolific to 1 participant." in send(client, study, "bonuses")
+    client, _ = lost
+    out_of_flight(study)
+    page = client.get(reverse("campaign_prolific", args=[study.pk])).content.decode()
+    assert 'name="outcome" value="unpaid"' in page
+    done = settle(client, study, "bonus-1", "unpaid")
+    assert "1 share of bulk bonus bonus-1 withdrawn: it is owed again." in done
+    assert prolific.bonuses_csv(study) == "PIDGOOD,0.20\n"
+    assert "Bonuses paid on Prolific to 1 participant." in press(client, study, prolific_server)
     assert states(study) == [("PIDGOOD", "bonus-2", "paid")]
 
 
 def test_a_manager_records_a_bulk_bonus_prolific_paid(
-    study: Campaign,  # noqa: F811
-    manager,
-    login,
-    prolific_server: str,  # noqa: F811
+    study: Campaign, lost: tuple[Client, str]
 ) -> None:
-    client = login(manager)
-    ProlificStandIn.lose_paths = frozenset({PAY})
-    with override_settings(PROLIFIC_API_TOKEN=TOKEN, PROLIFIC_API_URL=prolific_server):
-        send(client, study, "bonuses")
+    client, _ = lost
     out_of_flight(study)
     done = settle(client, study, "bonus-1", "paid")
     assert "1 share of bulk bonus bonus-1 recorded as paid." in done
@@ -128,26 +120,20 @@ def test_a_manager_records_a_bulk_bonus_prolific_paid(
 
 
 def test_shares_a_press_may_still_be_waiting_for_are_not_settled(
-    study: Campaign,  # noqa: F811
-    manager,
-    login,
-    prolific_server: str,  # noqa: F811
+    study: Campaign, lost: tuple[Client, str]
 ) -> None:
     """A press waits up to each call's timeout: withdrawing its claim meanwhile would let a
     second press pay the same shares while the first is still being paid."""
-    client = login(manager)
-    ProlificStandIn.lose_paths = frozenset({PAY})
-    with override_settings(PROLIFIC_API_TOKEN=TOKEN, PROLIFIC_API_URL=prolific_server):
-        send(client, study, "bonuses")
+    client, _ = lost
     page = settle(client, study, "bonus-1", "unpaid")
     assert "its press may still be waiting for Prolific" in page
     assert states(study) == [("PIDGOOD", "bonus-1", "unconfirmed")]
 
 
 def test_a_server_error_on_the_pay_call_may_have_paid_but_a_503_did_not(
-    study: Campaign,  # noqa: F811
+    study: Campaign,
     manager,
-    prolific_server: str,  # noqa: F811
+    prolific_server: str,
 ) -> None:
     ProlificStandIn.fail_paths = {PAY: 500}
     failure = failed_payment(study, manager, prolific_server)
@@ -161,7 +147,7 @@ def test_a_server_error_on_the_pay_call_may_have_paid_but_a_503_did_not(
 
 
 def test_a_prolific_that_cannot_be_reached_records_nothing(
-    study: Campaign,  # noqa: F811
+    study: Campaign,
     manager,
 ) -> None:
     with socket.socket() as closed:
@@ -176,9 +162,9 @@ def test_a_prolific_that_cannot_be_reached_records_nothing(
 
 
 def test_the_api_lists_the_payments_and_settles_an_unconfirmed_one(
-    study: Campaign,  # noqa: F811
+    study: Campaign,
     manager,
-    prolific_server: str,  # noqa: F811
+    prolific_server: str,
 ) -> None:
     ProlificStandIn.lose_paths = frozenset({PAY})
     assert failed_payment(study, manager, prolific_server).maybe_done

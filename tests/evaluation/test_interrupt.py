@@ -3,6 +3,7 @@ runs at every batch of a real tiny reward model's pass and of a judge's generati
 error it raises ends the pass there, with no result."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ class Counting:
             raise Stop()
 
 
-def config(model: Path, **options: object) -> ScoreConfig:
+def config(model: Path, **options: Any) -> ScoreConfig:
     # A small budget: the 12 pairs' 24 answers take many batches.
     return ScoreConfig(model=str(model), max_batch_tokens=256, prefix_reuse="off", **options)
 

@@ -115,3 +115,11 @@ def prolific_stand_in(submissions: list[dict[str, Any]] | None = None) -> Iterat
 def listed(*participant_ids: str, status: str = "ACTIVE") -> list[dict[str, Any]]:
     """Submission rows for these participants, as Prolific lists a study's submissions."""
     return [{"id": f"s-{pid}", "participant_id": pid, "status": status} for pid in participant_ids]
+
+
+def send(client: Any, campaign: Any, action: str) -> str:
+    """A manager's press on one of the Prolific page's API buttons; the page it lands on."""
+    from django.urls import reverse
+
+    url = reverse("campaign_prolific_send", args=[campaign.pk, action])
+    return str(client.post(url, follow=True).content.decode())
