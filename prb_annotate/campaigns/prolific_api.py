@@ -14,6 +14,7 @@ at least 100 characters, and ``rejection_category``), ``POST submissions/bonus-p
 ``POST bulk-bonus-payments/<id>/pay/``.
 """
 
+import http.client
 import json
 import socket
 import urllib.error
@@ -26,7 +27,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Min, Sum
+from django.db.models import Count, Max, Min, Sum
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
@@ -35,10 +36,11 @@ from prb_annotate.models import Assignment, BonusPayment, Campaign, Membership
 
 AWAITING_REVIEW = "AWAITING REVIEW"
 # The failures after which a call cannot have been carried out: no connection was made (refused,
-# no such host), or Prolific answered 503, "not taken now". Any other failure of a sent call (a
-# timeout, a dropped connection, another 5xx) leaves it unknown (``ProlificError.maybe_done``).
+# no such host), or Prolific refused it (a 4xx answer). Any other failure of a sent call (a
+# timeout, a dropped connection, a 5xx answer, which a proxy in front may give after passing
+# the call on, an answer cut off or unreadable) leaves it unknown (``ProlificError.maybe_done``).
 NEVER_SENT = (ConnectionRefusedError, socket.gaierror)
-SERVICE_UNAVAILABLE = 503
+SERVER_ERROR = 500
 GONE = ("RETURNED", "TIMED-OUT")
 TIMEOUT_S = 30
 # A join waits for Prolific while the participant looks at a blank page: a shorter wait.
@@ -58,8 +60,8 @@ REJECTION_EXPLANATION = (
 class ProlificError(RuntimeError):
     """Prolific refused a call or could not be reached; the message says which and why.
     ``maybe_done``: the call may have been carried out all the same (its answer was lost: a
-    timeout, a dropped connection, a server error other than 503), as opposed to one that was
-    refused or never sent."""
+    timeout, a dropped connection, a 5xx answer, an answer that cannot be read), as opposed to
+    one that was refused (a 4xx answer) or never sent."""
 
     def __init__(self, message: str, *, maybe_done: bool = False) -> None:
         super().__init__(message)
@@ -83,12 +85,12 @@ def _call(
     request.add_header("Content-Type", "application/json")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-            text = response.read().decode()
+            return _answer(response.read())
     except urllib.error.HTTPError as error:
         detail = error.read().decode(errors="replace")[:300]
         raise ProlificError(
             f"Prolific answered {error.code} to {method} {path}: {detail}",
-            maybe_done=error.code >= 500 and error.code != SERVICE_UNAVAILABLE,
+            maybe_done=error.code >= SERVER_ERROR,
         ) from error
     except (urllib.error.URLError, OSError) as error:
         reason = error.reason if isinstance(error, urllib.error.URLError) else error
@@ -97,6 +99,14 @@ def _call(
         raise ProlificError(
             f"Prolific's answer to {method} {path} was lost ({reason})", maybe_done=True
         ) from error
+    except (http.client.HTTPException, ValueError) as error:  # cut off, garbled, not JSON
+        raise ProlificError(
+            f"Prolific's answer to {method} {path} could not be read ({error})", maybe_done=True
+        ) from error
+
+
+def _answer(body: bytes) -> Any:
+    text = body.decode()
     return json.loads(text) if text else {}
 
 
@@ -247,7 +257,13 @@ def pay_bonuses(campaign: Campaign, by: Any = None) -> Paid:
     except ProlificError:
         claimed.delete()  # nothing is paid before the pay call
         raise
-    claimed.update(prolific_payment_id=payment_id)
+    if claimed.update(prolific_payment_id=payment_id) != len(claims):
+        # A manager withdrew the claims meanwhile (a press that outlived IN_FLIGHT): they may
+        # be claimed again by now, so this press must not pay them.
+        raise ProlificError(
+            f"The shares were withdrawn while Prolific set bulk bonus {payment_id} up: nothing "
+            "was paid. Press again to pay what is owed."
+        )
     try:
         _call("POST", f"bulk-bonus-payments/{payment_id}/pay/", {})
     except ProlificError as error:
@@ -256,8 +272,30 @@ def pay_bonuses(campaign: Campaign, by: Any = None) -> Paid:
             raise
         message = unconfirmed_message(payment_id, len(rows), error)
         raise ProlificError(message, maybe_done=True) from error
-    claimed.update(state=BonusPayment.State.PAID)
+    _record_paid(campaign, by, rows, claims, payment_id)
     return Paid(len(rows), sum((row.owed for row in rows), Decimal("0.00")))
+
+
+def _record_paid(
+    campaign: Campaign, by: Any, rows: list[prolific.BonusRow], claims: list[int], payment_id: str
+) -> None:
+    """The press's shares recorded as paid: Prolific said so. A share a manager withdrew while
+    the pay call was out is recorded again, since Prolific paid it all the same."""
+    claimed = BonusPayment.objects.filter(pk__in=claims)
+    claimed.update(state=BonusPayment.State.PAID)
+    kept = set(claimed.values_list("pk", flat=True))
+    BonusPayment.objects.bulk_create(
+        BonusPayment(
+            campaign=campaign,
+            participant_id=row.participant_id,
+            amount=row.owed,
+            prolific_payment_id=payment_id,
+            paid_by=by if getattr(by, "pk", None) else None,
+            state=BonusPayment.State.PAID,
+        )
+        for row, claim in zip(rows, claims, strict=True)
+        if claim not in kept
+    )
 
 
 def unconfirmed_message(payment_id: str, shares: int, error: ProlificError) -> str:
@@ -276,17 +314,20 @@ def unconfirmed_message(payment_id: str, shares: int, error: ProlificError) -> s
 class Unconfirmed:
     """The shares of one press whose pay call Prolific never answered: ``payment_id`` is the
     bulk bonus's id ("" when the press stopped before Prolific gave one); ``in_flight`` while
-    the press may still be waiting for Prolific (it cannot be settled then)."""
+    the press may still be waiting for Prolific (it cannot be settled before
+    ``settleable_at``)."""
 
     payment_id: str
     shares: int
     total: Decimal
     claimed_at: datetime
     in_flight: bool
+    settleable_at: datetime
 
 
-# Longer than a press can wait for Prolific's two answers (each call's timeout, and margin).
-IN_FLIGHT = timedelta(seconds=2 * TIMEOUT_S + 30)
+# Far longer than a press waits for Prolific's two answers (each call's timeout, and the web
+# server's limit on a request): shares claimed since may belong to a press still running.
+IN_FLIGHT = timedelta(minutes=10)
 
 
 def unconfirmed(campaign: Campaign) -> list[Unconfirmed]:
@@ -294,7 +335,12 @@ def unconfirmed(campaign: Campaign) -> list[Unconfirmed]:
     groups = (
         BonusPayment.objects.filter(campaign=campaign, state=BonusPayment.State.UNCONFIRMED)
         .values("prolific_payment_id")
-        .annotate(shares=Count("pk"), total=Sum("amount"), claimed_at=Min("paid_at"))
+        .annotate(
+            shares=Count("pk"),
+            total=Sum("amount"),
+            claimed_at=Min("paid_at"),
+            latest=Max("paid_at"),
+        )
         .order_by("claimed_at")
     )
     now = timezone.now()
@@ -304,7 +350,8 @@ def unconfirmed(campaign: Campaign) -> list[Unconfirmed]:
             group["shares"],
             group["total"].quantize(prolific.CENT),
             group["claimed_at"],
-            now - group["claimed_at"] < IN_FLIGHT,
+            now - group["latest"] < IN_FLIGHT,
+            group["latest"] + IN_FLIGHT,
         )
         for group in groups
     ]

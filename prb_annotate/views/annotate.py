@@ -33,7 +33,12 @@ from prb_annotate.campaigns.annotating import (
 from prb_annotate.campaigns.assignment import QualificationFirst, next_assignment, responses_ab
 from prb_annotate.campaigns.briefing import needs_consent
 from prb_annotate.campaigns.drafts import DraftError, draft_values, drop_draft, save_draft
-from prb_annotate.campaigns.progress import annotator_standing, member_standing
+from prb_annotate.campaigns.progress import (
+    CAMPAIGN_CLOSED,
+    AnnotatorStanding,
+    annotator_standing,
+    member_standing,
+)
 from prb_annotate.campaigns.prolific import completion_code
 from prb_annotate.campaigns.qualification.gate import is_cleared
 from prb_annotate.formats.strictjson import STRICT
@@ -347,12 +352,20 @@ def annotate_done(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "campaign": campaign,
         "standing": standing,
         # Without a quota, the end of the queue is the only end there is: offer the link, but
-        # send the annotator on by themselves only when the quota is reached.
-        "completion_url": study_url if standing.finished or standing.quota is None else "",
+        # send the annotator on by themselves only when the quota is reached. A campaign closed
+        # before a participant did anything gives them no code to submit (their approval
+        # would pay for no work): they return the study.
+        "completion_url": study_url if _may_complete(standing) else "",
         "completion_code": completion_code(study_url),
         "redirect_now": bool(study_url) and standing.quota_reached,
     }
     return render(request, "prb_annotate/done.html", context)
+
+
+def _may_complete(standing: AnnotatorStanding) -> bool:
+    if standing.held == CAMPAIGN_CLOSED and not standing.done:
+        return False
+    return standing.finished or standing.quota is None
 
 
 urlpatterns = [

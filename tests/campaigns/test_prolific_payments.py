@@ -89,12 +89,14 @@ def test_a_refused_payment_records_nothing(
     prolific_server: str,
 ) -> None:
     client = login(manager)
-    ProlificStandIn.refuse_paths = frozenset({"/api/v1/bulk-bonus-payments/bonus-1/pay/"})
+    # A 4xx answer is a refusal (a 5xx one leaves the payment unconfirmed: see
+    # test_prolific_unconfirmed.py).
+    ProlificStandIn.fail_paths = {"/api/v1/bulk-bonus-payments/bonus-1/pay/": 400}
     with override_settings(PROLIFIC_API_TOKEN=TOKEN, PROLIFIC_API_URL=prolific_server):
         page = send(client, study, "bonuses")
-        assert "Prolific answered 503 to POST bulk-bonus-payments/bonus-1/pay/" in page
+        assert "Prolific answered 400 to POST bulk-bonus-payments/bonus-1/pay/" in page
         assert not BonusPayment.objects.filter(campaign=study).exists()
-        ProlificStandIn.refuse_paths = frozenset()
+        ProlificStandIn.fail_paths = {}
         assert "Bonuses paid on Prolific to 1 participant." in send(client, study, "bonuses")
     assert BonusPayment.objects.get(campaign=study).amount == Decimal("0.20")
 

@@ -2,17 +2,20 @@
 call pays again each time it is sent: its shares stay recorded as sent, not confirmed, count
 as paid so that no press sends them again, and wait for a manager's word (on the page or
 through the API) after they looked it up on Prolific. A call that cannot have been carried out
-(refused, answered 503, never connected) still records nothing.
+(refused with a 4xx answer, never connected) still records nothing, and a press that finds its
+shares withdrawn while it waited pays nothing, or records them again once Prolific paid.
 
 ``ProlificStandIn`` (``tests/support/prolific.py``) is the only part that is not the real
 thing."""
 
 import socket
+from collections.abc import Callable
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.db import connection
 from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
@@ -85,7 +88,7 @@ def test_a_lost_answer_to_the_pay_call_is_kept_unconfirmed_and_never_paid_again(
     assert [path for _, path, _ in ProlificStandIn.calls] == [SETUP, PAY]
     assert prolific.bonuses_csv(study) == ""
     assert 'id="bonus-unconfirmed"' in again
-    assert "Still waiting for Prolific's answer" in again  # just claimed: no buttons yet
+    assert "Its press may still be waiting for Prolific" in again  # just claimed: no buttons
     assert 'name="outcome"' not in again
     assert '<td data-state="unconfirmed"><span class="tag warn">sent, not confirmed</span>' in again
 
@@ -130,20 +133,63 @@ def test_shares_a_press_may_still_be_waiting_for_are_not_settled(
     assert states(study) == [("PIDGOOD", "bonus-1", "unconfirmed")]
 
 
-def test_a_server_error_on_the_pay_call_may_have_paid_but_a_503_did_not(
-    study: Campaign,
-    manager,
-    prolific_server: str,
+@pytest.mark.parametrize("status", [500, 502, 503, 504])
+def test_a_server_error_on_the_pay_call_may_have_paid(
+    study: Campaign, manager, prolific_server: str, status: int
 ) -> None:
-    ProlificStandIn.fail_paths = {PAY: 500}
+    """A proxy in front of Prolific may answer 5xx after passing the call on."""
+    ProlificStandIn.fail_paths = {PAY: status}
     failure = failed_payment(study, manager, prolific_server)
-    assert "Prolific answered 500 to POST bulk-bonus-payments/bonus-1/pay/" in str(failure)
+    assert f"Prolific answered {status} to POST bulk-bonus-payments/bonus-1/pay/" in str(failure)
+    assert failure.maybe_done
     assert states(study) == [("PIDGOOD", "bonus-1", "unconfirmed")]
 
-    BonusPayment.objects.filter(campaign=study).delete()
-    ProlificStandIn.fail_paths = {"/api/v1/bulk-bonus-payments/bonus-2/pay/": 503}
+
+def test_a_refusal_of_the_pay_call_records_nothing(
+    study: Campaign, manager, prolific_server: str
+) -> None:
+    ProlificStandIn.fail_paths = {PAY: 402}
     assert not failed_payment(study, manager, prolific_server).maybe_done
     assert states(study) == []
+
+
+def withdrawn_now(campaign: Campaign, payment: str) -> Callable[[], None]:
+    """A manager's withdrawal of the press's shares, as if the press had outlived IN_FLIGHT,
+    run by the stand-in (on its own connection) while the press waits for its answer."""
+
+    def withdraw() -> None:
+        try:
+            out_of_flight(campaign)
+            assert prolific_api.settle(campaign, payment, paid=False) == 1
+        finally:
+            connection.close()
+
+    return withdraw
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_press_whose_shares_were_withdrawn_during_the_set_up_pays_nothing(
+    study: Campaign, manager, prolific_server: str
+) -> None:
+    """It once sent the pay call all the same, with the shares owed again: a second press
+    then paid them twice."""
+    ProlificStandIn.before_paths = {SETUP: withdrawn_now(study, "")}
+    failure = failed_payment(study, manager, prolific_server)
+    assert "The shares were withdrawn while Prolific set bulk bonus bonus-1 up" in str(failure)
+    assert [path for _, path, _ in ProlificStandIn.calls] == [SETUP]  # no pay call
+    assert states(study) == []
+    assert prolific.bonuses_csv(study) == "PIDGOOD,0.20\n"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_shares_withdrawn_while_the_pay_call_was_out_are_recorded_paid_again(
+    study: Campaign, manager, prolific_server: str
+) -> None:
+    ProlificStandIn.before_paths = {PAY: withdrawn_now(study, "bonus-1")}
+    with override_settings(PROLIFIC_API_TOKEN=TOKEN, PROLIFIC_API_URL=prolific_server):
+        assert prolific_api.pay_bonuses(study, by=manager).participants == 1
+    assert states(study) == [("PIDGOOD", "bonus-1", "paid")]
+    assert prolific.bonuses_csv(study) == ""  # not owed again
 
 
 def test_a_prolific_that_cannot_be_reached_records_nothing(
@@ -200,5 +246,5 @@ def test_the_api_lists_the_payments_and_settles_an_unconfirmed_one(
 
 def test_the_guide_states_how_long_a_press_may_wait() -> None:
     guide = (Path(__file__).resolve().parents[2] / "docs" / "qualification.md").read_text()
-    seconds = int(prolific_api.IN_FLIGHT.total_seconds())
-    assert f"For\n  the first {seconds} seconds after a press" in guide
+    minutes = int(prolific_api.IN_FLIGHT.total_seconds() // 60)
+    assert f"For\n  the first {minutes} minutes after a press" in guide

@@ -6,7 +6,7 @@ set up then paid."""
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -20,7 +20,8 @@ class ProlificStandIn(BaseHTTPRequestHandler):
         page 2), ``calls`` every change asked for, ``reads`` every page asked for, ``refuse_with`` a
     status every call gets instead, ``refuse_paths`` the POST paths answered 503,
     ``fail_paths`` POST paths answered with the status given, ``lose_paths`` the POST paths
-    carried out whose answer is lost: the connection closes with none (each bulk bonus set up
+    carried out whose answer is lost: the connection closes with none, ``before_paths`` what
+    runs (in the server's thread) before a POST path is carried out (each bulk bonus set up
     gets the next id: ``bonus-1``, ``bonus-2``, ...)."""
 
     submissions: list[dict[str, Any]] = []
@@ -30,6 +31,7 @@ class ProlificStandIn(BaseHTTPRequestHandler):
     refuse_paths: frozenset[str] = frozenset()
     fail_paths: dict[str, int] = {}
     lose_paths: frozenset[str] = frozenset()
+    before_paths: dict[str, Callable[[], None]] = {}
     base = ""
 
     def _answer(self, status: int, body: dict[str, Any]) -> None:
@@ -73,6 +75,8 @@ class ProlificStandIn(BaseHTTPRequestHandler):
         if self.path in self.fail_paths:
             self._answer(self.fail_paths[self.path], {"error": {"detail": "Server error."}})
             return
+        if self.path in self.before_paths:
+            self.before_paths[self.path]()
         self.calls.append(("POST", self.path, body))
         if self.path in self.lose_paths:
             self.close_connection = True  # done, but no answer reaches the caller
@@ -100,7 +104,7 @@ def prolific_stand_in(submissions: list[dict[str, Any]] | None = None) -> Iterat
     ProlificStandIn.base, ProlificStandIn.refuse_with = base, None
     ProlificStandIn.calls, ProlificStandIn.reads = [], []
     ProlificStandIn.refuse_paths = ProlificStandIn.lose_paths = frozenset()
-    ProlificStandIn.fail_paths = {}
+    ProlificStandIn.fail_paths, ProlificStandIn.before_paths = {}, {}
     if submissions is not None:
         ProlificStandIn.submissions = list(submissions)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

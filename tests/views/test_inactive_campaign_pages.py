@@ -234,3 +234,26 @@ def test_the_qualification_page_of_a_paused_campaign_speaks_to_its_member(
     html = _page(client, "qualification", campaign)
     assert "This campaign is paused for now." in html
     assert GUIDELINES in html
+
+
+def test_a_closed_campaign_gives_no_completion_code_to_a_participant_who_did_nothing(
+    dataset: Dataset, annotator: User, login
+) -> None:
+    """Closed counts as finished, and the done page once handed every study participant the
+    code: approved by the decisions, one who did nothing would have been paid."""
+    completion = "https://app.prolific.com/submissions/complete?cc=DONE42"
+    campaign = active_campaign(dataset, quota_per_annotator=5, completion_url=completion)
+    add_member(campaign, annotator, participant_id="PIDIDLE")
+    client = login(annotator)
+    set_status(campaign, Campaign.Status.CLOSED)
+    html = _page(client, "annotate_done", campaign)
+    assert "DONE42" not in html
+    assert 'id="completion-link"' not in html
+    row = Campaign.objects.filter(pk=campaign.pk)
+    row.update(status=Campaign.Status.ACTIVE)
+    assignment = reserve(client, campaign)
+    answers = form_answers(campaign, client_token="t1")
+    assert client.post(submit_url(assignment), answers).status_code == 302
+    row.update(status=Campaign.Status.CLOSED)
+    html = _page(client, "annotate_done", campaign)
+    assert 'id="completion-link"' in html  # one item done: theirs to submit
