@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from evaluation import strict_json
 from evaluation.baselines import is_builtin
-from evaluation.compare_cli import add_compare_command
+from evaluation.compare_cli import add_compare_command, write_whole
 from evaluation.config import (
     PAPER_JUDGE_SEED,
     PAPER_MAX_LENGTH,
@@ -566,6 +566,9 @@ def read_downstream(args: argparse.Namespace) -> "Downstream":
 
 
 def run_correlate(args: argparse.Namespace) -> int:
+    if args.out is not None and not args.out.parent.is_dir():
+        # Said before any result is printed, not after.
+        raise EvaluationError(f"cannot write {args.out}: no folder {args.out.parent}")
     bench, sources = bench_values(
         args.bench, args.bench_column, args.bench_group, args.model_column
     )
@@ -616,7 +619,7 @@ def run_correlate(args: argparse.Namespace) -> int:
     if missing:
         print(f"left out (in one file only): {', '.join(missing)}")
     if args.out is not None:
-        args.out.write_text(strict_json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write_whole(args.out, strict_json.dumps(report, indent=2) + "\n")
     return 0
 
 

@@ -98,6 +98,9 @@ class AddedAnnotatorSerializer(serializers.Serializer):
         allow_blank=True, help_text="The new account's one-time link (empty for others)."
     )
     emailed = serializers.BooleanField()
+    already_member = serializers.BooleanField(
+        help_text="A member of the campaign already: left in the role they had."
+    )
 
 
 class CampaignAnnotators(APIView):

@@ -63,6 +63,9 @@ class AddedAnnotator:
     created: bool  # the account was made now
     set_password_url: str  # the one-time link ("" for an account that had one already)
     emailed: bool
+    # A member of the campaign already, in whatever role: left as it was (a manager listed by
+    # mistake stays a manager).
+    already_member: bool = False
 
 
 @dataclass(frozen=True)
@@ -301,13 +304,15 @@ def _duplicates(entries: list[AnnotatorEntry], *, by_index: bool) -> list[ListPr
 def add_annotators(
     campaign: Campaign, entries: list[AnnotatorEntry], *, site: str
 ) -> list[AddedAnnotator]:
-    """Make the accounts that do not exist yet and add everyone as an annotator.
+    """Make the accounts that do not exist yet and add everyone who is not a member yet as an
+    annotator (a member keeps their role: ``preview_annotators`` says "nothing changes").
 
     ``site`` is the address links start with (``https://annotate.example.org``). All or
     nothing: AnnotatorListError, with nothing written, when a name is reserved for the app's
     own accounts or belongs to an account an invite link made for another campaign.
     """
     existing = _checked_accounts(campaign, entries)
+    members = _members_among(campaign, existing.values())
     made: list[tuple[User, bool]] = []
     with transaction.atomic():
         for entry in entries:
@@ -317,9 +322,18 @@ def add_annotators(
                 user = User(username=entry.username, email=entry.email)
                 user.set_unusable_password()
                 user.save()
-            add_member(campaign, user)
+            if user.pk not in members:
+                add_member(campaign, user)
             made.append((user, created))
-    return [_added(user, created, campaign, site) for user, created in made]
+    return [
+        replace(_added(user, created, campaign, site), already_member=user.pk in members)
+        for user, created in made
+    ]
+
+
+def _members_among(campaign: Campaign, users: Iterable[User]) -> set[int]:
+    """The ids of ``users`` who are members of the campaign already, in any role."""
+    return set(campaign.memberships.filter(user__in=list(users)).values_list("user_id", flat=True))
 
 
 @dataclass(frozen=True)
@@ -336,11 +350,7 @@ def preview_annotators(campaign: Campaign, entries: list[AnnotatorEntry]) -> lis
     """What ``add_annotators`` would do with ``entries``, writing nothing: a typo shows as a new
     account before any is made. Raises AnnotatorListError as ``add_annotators`` does."""
     existing = _checked_accounts(campaign, entries)
-    members = set(
-        campaign.memberships.filter(user__in=list(existing.values())).values_list(
-            "user_id", flat=True
-        )
-    )
+    members = _members_among(campaign, existing.values())
     planned = []
     for entry in entries:
         user = existing.get(entry.username.lower())

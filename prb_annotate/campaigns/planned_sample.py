@@ -184,7 +184,10 @@ def extend_sample(campaign: Campaign) -> dict[str, int]:
 def describe_extension(added: dict[str, int]) -> str:
     """What ``extend_sample`` did, in a sentence for the page, the API and the command."""
     if not any(added.values()):
-        return "The sample already reaches the targets at the shares seen so far; nothing added."
+        return (
+            "The sample already reaches the targets at the shares seen so far (the expected "
+            "share where none is seen yet); nothing added."
+        )
     parts = ", ".join(f"{n} in {c or '(no category)'}" for c, n in sorted(added.items()) if n)
     return f"Added {sum(added.values())} pair(s) to the sample: {parts}."
 

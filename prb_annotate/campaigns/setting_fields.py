@@ -510,15 +510,12 @@ PLAN = _by_name(
         "half_width",
         Kind.FLOAT,
         label=_("Target half-width overall"),
-        help=format_lazy(
-            _(
-                "Instead of a sample size: the pairs needed for a {confidence} interval this "
-                "wide around the dataset's validated share, e.g. 0.05 for ±5 points."
-            ),
-            confidence=f"{_CONFIDENCE.default:.0%}",
+        help=_(
+            "Instead of a sample size: the pairs needed for an interval this wide around the "
+            "dataset's validated share, at the plan's confidence level, e.g. 0.05 for ±5 points."
         ),
-        api_help=f"Target half-width of the {_CONFIDENCE.default:.0%} interval of the dataset's "
-        "validated share (0.05 = ±5 points).",
+        api_help="Target half-width of the interval of the dataset's validated share, at the "
+        "plan's confidence level (0.05 = ±5 points).",
         minimum=0.001,
         maximum=0.499,
         optional=True,

@@ -36,7 +36,9 @@ def paper_numbers(
 ) -> dict[str, Any]:
     """``run_ids``: the runs the leaderboard ranks (``LeaderboardError`` names one that is not
     the campaign's); by default the evaluations page's (``campaigns/leaderboard.py``)."""
-    board = campaign_leaderboard(campaign, run_ids=run_ids) if reward_runs(campaign) else None
+    # Runs asked for are checked even where the campaign has none: never silently left out.
+    ranked = bool(run_ids) or bool(reward_runs(campaign))
+    board = campaign_leaderboard(campaign, run_ids=run_ids) if ranked else None
     return jsonable(
         {
             # Shared with the paper: annotators and managers as the export's pseudonyms, never

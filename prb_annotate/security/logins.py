@@ -227,10 +227,11 @@ class KnownLoginCookieMiddleware:
 
 
 def unlock(*, usernames: Collection[str] = (), addresses: Collection[str] = ()) -> int:
-    """Forget the failures of these usernames and addresses; returns how many rows went."""
+    """Forget the failed logins of these usernames and addresses (not the refused study-link
+    joins, which lock no login); returns how many rows went."""
     keys = [address_key(address) for address in addresses]
     match = Q(username__in=list(usernames)) | Q(address__in=keys)
-    deleted, _ = FailedLogin.objects.filter(match).delete()
+    deleted, _ = logins().filter(match).delete()
     return deleted
 
 

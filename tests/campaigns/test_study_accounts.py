@@ -281,3 +281,18 @@ def test_the_preview_says_what_each_line_does_and_makes_nothing(
     added = client.post(url, {"usernames": preview.context["list_text"], "confirm": "yes"})
     assert [row.username for row in added.context["new_accounts"]] == ["bo_b"]
     assert Membership.objects.filter(campaign=campaign, user__username="bob").exists()
+
+
+def test_adding_a_member_again_leaves_their_role_and_counts_the_campaigns_annotators(
+    campaign: Campaign, annotator: User, manager: User
+) -> None:
+    """A manager listed by mistake was once made an annotator ("existing account, added"), and
+    the count was the list's length, not the campaign's annotators."""
+    add_member(campaign, manager, role=Membership.Role.MANAGER)
+    out = StringIO()
+    call_command("add_annotators", "--campaign", str(campaign.pk), manager.username, stdout=out)
+    role = Membership.objects.get(campaign=campaign, user=manager).role
+    assert role == Membership.Role.MANAGER
+    annotators = campaign.memberships.filter(role=Membership.Role.ANNOTATOR).count()
+    assert f"{manager.username}: a member already, unchanged" in out.getvalue()
+    assert f"0 added; {annotators} annotator(s) in campaign {campaign.pk}" in out.getvalue()

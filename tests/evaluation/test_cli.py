@@ -294,6 +294,19 @@ def test_it_takes_a_chat_template_from_a_file(tmp_path, split_file, no_template_
     assert summary["settings"]["chat_template"] == "(given)"
 
 
+def test_correlate_refuses_an_out_file_in_no_folder_before_printing_anything(
+    tmp_path, capsys
+) -> None:
+    """It once printed every result, then a traceback, and exited 1 with nothing written."""
+    out = tmp_path / "no such folder" / "corr.json"
+    args = ["correlate", "--bench", "bench.csv", "--downstream", "downstream.csv"]
+    assert main([*args, "--out", str(out)]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == ""
+    assert f"cannot write {out}: no folder {out.parent}" in printed.err
+    assert "Traceback" not in printed.err
+
+
 def test_it_correlates_benchmark_accuracy_with_downstream_scores(tmp_path, capsys):
     bench = tmp_path / "bench.csv"
     downstream = tmp_path / "downstream.csv"

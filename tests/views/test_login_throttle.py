@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from prb_annotate.models import FailedLogin
+from prb_annotate.models.access import PROLIFIC_REFUSAL_PREFIX
 from tests.conftest import PASSWORD
 
 LIMIT = 5
@@ -143,6 +144,21 @@ def test_a_manager_unlocks_with_the_command(annotator, other_annotator) -> None:
     assert api_login(Client(), *other).status_code == 429
     call_command("unlock_logins", "--address", where[other_annotator.pk], stdout=StringIO())
     assert api_login(Client(), *other).status_code == 200
+
+
+def test_unlocking_an_address_forgets_its_failed_logins_not_its_refused_joins(
+    annotator,
+) -> None:
+    """It once deleted the refused study-link joins too and counted them as failed logins."""
+    for _ in range(2):
+        api_login(Client(), annotator.username, "wrong", address="10.2.0.5")
+    (key,) = set(FailedLogin.objects.values_list("address", flat=True))
+    FailedLogin.objects.create(username=f"{PROLIFIC_REFUSAL_PREFIX}7", address=key)
+    out = StringIO()
+    call_command("unlock_logins", "--address", "10.2.0.5", stdout=out)
+    assert "2 failed login(s) forgotten" in out.getvalue()
+    left = FailedLogin.objects.values_list("username", flat=True)
+    assert list(left) == [f"{PROLIFIC_REFUSAL_PREFIX}7"]
 
 
 def test_a_manager_unlocks_with_the_admin_action(annotator, login) -> None:

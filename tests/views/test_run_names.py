@@ -119,6 +119,12 @@ def test_the_runs_option_decides_what_the_paper_ranks(simulated: Campaign, tmp_p
         paper_numbers_of(simulated, tmp_path / "bad", "--runs", "999")
     with pytest.raises(CommandError, match="run ids separated by commas"):
         paper_numbers_of(simulated, tmp_path / "bad", "--runs", "one")
+    # A campaign without runs once printed its paper and ignored the runs asked for.
+    unscored = Campaign.objects.filter(evaluation_runs__isnull=True).first()
+    assert unscored is not None
+    refused = f"--runs: not a reward-model run of this campaign: {chosen[0]}"
+    with pytest.raises(CommandError, match=refused):
+        paper_numbers_of(unscored, tmp_path / "unscored", "--runs", str(chosen[0]))
 
 
 def test_the_page_renames_removes_and_puts_back_a_run(simulated: Campaign, login: Any) -> None:

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from prb_annotate.campaigns.accounts import AnnotatorListError, add_annotators, parse_annotators
-from prb_annotate.models import Campaign
+from prb_annotate.models import Campaign, Membership
 
 
 class Command(BaseCommand):
@@ -46,9 +46,15 @@ class Command(BaseCommand):
                 mailed = " (mailed)" if row.emailed else ""
                 self.stdout.write(f"{row.username}: new account, set a password at")
                 self.stdout.write(f"  {row.set_password_url}{mailed}")
+            elif row.already_member:
+                self.stdout.write(f"{row.username}: a member already, unchanged")
             else:
                 self.stdout.write(f"{row.username}: existing account, added")
-        self.stdout.write(f"{len(added)} annotator(s) in campaign {campaign.pk}: {campaign.name}")
+        now = sum(not row.already_member for row in added)
+        annotators = campaign.memberships.filter(role=Membership.Role.ANNOTATOR).count()
+        self.stdout.write(
+            f"{now} added; {annotators} annotator(s) in campaign {campaign.pk}: {campaign.name}"
+        )
 
     def _text(self, options: dict[str, Any]) -> str:
         parts = [" ".join(options["names"])] if options["names"] else []
