@@ -313,16 +313,17 @@ def unconfirmed_message(payment_id: str, shares: int, error: ProlificError) -> s
 @dataclass(frozen=True)
 class Unconfirmed:
     """The shares of one press whose pay call Prolific never answered: ``payment_id`` is the
-    bulk bonus's id ("" when the press stopped before Prolific gave one); ``in_flight`` while
-    the press may still be waiting for Prolific (it cannot be settled before
-    ``settleable_at``)."""
+    bulk bonus's id ("" when the press stopped before Prolific gave one); they cannot be
+    settled before ``settleable_at``, while the press may still be waiting for Prolific."""
 
     payment_id: str
     shares: int
     total: Decimal
-    claimed_at: datetime
-    in_flight: bool
     settleable_at: datetime
+
+    @property
+    def in_flight(self) -> bool:
+        return timezone.now() < self.settleable_at
 
 
 # Far longer than a press waits for Prolific's two answers (each call's timeout, and the web
@@ -331,26 +332,21 @@ IN_FLIGHT = timedelta(minutes=10)
 
 
 def unconfirmed(campaign: Campaign) -> list[Unconfirmed]:
-    """The campaign's unconfirmed shares by bulk bonus, oldest first."""
+    """The campaign's unconfirmed shares by bulk bonus, oldest first; a group can be settled
+    once its newest share is out of flight."""
     groups = (
         BonusPayment.objects.filter(campaign=campaign, state=BonusPayment.State.UNCONFIRMED)
         .values("prolific_payment_id")
         .annotate(
-            shares=Count("pk"),
-            total=Sum("amount"),
-            claimed_at=Min("paid_at"),
-            latest=Max("paid_at"),
+            shares=Count("pk"), total=Sum("amount"), first=Min("paid_at"), latest=Max("paid_at")
         )
-        .order_by("claimed_at")
+        .order_by("first")
     )
-    now = timezone.now()
     return [
         Unconfirmed(
             group["prolific_payment_id"],
             group["shares"],
             group["total"].quantize(prolific.CENT),
-            group["claimed_at"],
-            now - group["latest"] < IN_FLIGHT,
             group["latest"] + IN_FLIGHT,
         )
         for group in groups
